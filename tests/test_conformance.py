@@ -1,0 +1,49 @@
+"""The recorded trec_eval transcripts: every case of groups h and r, in both modes."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import CASES, case_invocation, load_case, run_cli, run_process
+
+CASE_IDS = sorted(p.name for p in CASES.iterdir() if p.is_dir())
+GAIN_CASES = [c for c in CASE_IDS if not c.startswith("f")]
+FULL_CASES = [c for c in CASE_IDS if c.startswith("f")]
+MODES = ["10", "9"]
+
+
+def check(outcome, expect: dict, case_id: str) -> None:
+    if expect.get("error"):
+        assert outcome.rc != 0, f"{case_id}: expected an error, got exit 0"
+        assert outcome.stdout == b"", f"{case_id}: an error must print nothing on stdout"
+        lines = outcome.stderr.strip().splitlines()
+        assert len(lines) == 1, f"{case_id}: expected one line on stderr, got {outcome.stderr!r}"
+        assert "Traceback" not in outcome.stderr
+    else:
+        assert outcome.rc == expect["rc"], f"{case_id}: exit {outcome.rc}, stderr {outcome.stderr!r}"
+        assert outcome.stdout.decode("utf-8", "surrogateescape") == expect["stdout"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case_id", GAIN_CASES)
+def test_case(case_id: str, mode: str) -> None:
+    args, stdin = case_invocation(case_id, mode)
+    check(run_cli(args, stdin), load_case(case_id)["expect"][mode], case_id)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case_id", ["h-worked-linear", "h-stdin-run", "h-score-garbage", "h-bad-flag",
+                                     "h-missing-file", "r0040"])
+def test_case_as_process(case_id: str, mode: str) -> None:
+    args, stdin = case_invocation(case_id, mode)
+    check(run_process(args, stdin), load_case(case_id)["expect"][mode], case_id)
+
+
+@pytest.mark.parametrize("case_id", FULL_CASES)
+def test_full_measure_sets_are_refused_clearly(case_id: str) -> None:
+    """Group f asks for all_trec/official (map, P, bpref, ...), outside trecgain's gain measures:
+    those transcripts cannot be reproduced, so the test checks the clean refusal instead."""
+    args, stdin = case_invocation(case_id, "10")
+    outcome = run_cli(args, stdin)
+    assert outcome.rc != 0 and outcome.stdout == b""
+    assert "does not compute" in outcome.stderr

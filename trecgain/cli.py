@@ -1,0 +1,139 @@
+"""The `trecgain` command: trec_eval's options, parsed here, handed to the library."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import __version__
+from .errors import TrecgainError
+from .measures import REGISTRY
+
+USAGE = "Usage: trecgain [-h] [-q] [--compat 10|9] {-m measure}* qrels_file run_file"
+
+
+def _integer(value: str | None, option: str, minimum: int | None = None) -> int | None:
+    if value is None:
+        return None
+    text = value.strip()
+    body = text[1:] if text[:1] in "+-" else text
+    if not (body.isdigit() and body.isascii()):
+        raise TrecgainError(f"option {option} takes a whole number, not '{value}'")
+    number = int(text)
+    if minimum is not None and number < minimum:
+        raise TrecgainError(f"option {option} must be at least {minimum}, not {number}")
+    return number
+
+
+def _help_text() -> str:
+    lines = [USAGE, "", "Evaluate a TREC run against qrels with trec_eval's gain-based measures,",
+             "printing exactly what trec_eval prints.", "", "Options:",
+             "  -q, --query_eval_wanted        also print each query's values",
+             "  -m, --measure NAME[.PARAMS]    measure to compute (repeatable; default: gain = all)",
+             "  -c, --complete_rel_info_wanted average over every qrels query (missing ones score 0)",
+             "  -l, --level_for_rel L          grade >= L counts as relevant (default 1)",
+             "  -n, --nosummary                no 'all' lines",
+             "  -J, --Judged_docs_only         drop documents the qrels do not judge, then re-rank",
+             "  -M, --Max_retrieved_per_topic M  keep the first M documents of each ranking",
+             "  -N, --Number_docs_in_coll N    accepted for compatibility (no gain measure uses it)",
+             "  -R, --Rel_info_format qrels    only 'qrels'",
+             "  -T, --Results_format trec_results  only 'trec_results'",
+             "      --compat 10|9              trec_eval 10.0 numerics (default) or 9.x (float32 scores)",
+             "  -v, --version                  print the version",
+             "  -h, --help                     this help",
+             "", "Measures (printed in this order):"]
+    for m in REGISTRY:
+        lines.append(f"  {m.name:<12} {m.help}")
+    lines.append("  gain         every measure above, with default parameters")
+    return "\n".join(lines) + "\n"
+
+
+@click.command(context_settings={"help_option_names": [], "ignore_unknown_options": False})
+@click.option("-h", "--help", "show_help", is_flag=True)
+@click.option("-v", "--version", "show_version", is_flag=True)
+@click.option("-q", "--query_eval_wanted", "per_query", is_flag=True)
+@click.option("-m", "--measure", "measures", multiple=True)
+@click.option("-c", "--complete_rel_info_wanted", "complete", is_flag=True)
+@click.option("-l", "--level_for_rel", "level")
+@click.option("-n", "--nosummary", is_flag=True)
+@click.option("-D", "--Debug_level", "debug")
+@click.option("-J", "--Judged_docs_only", "judged_only", is_flag=True)
+@click.option("-N", "--Number_docs_in_coll", "num_docs")
+@click.option("-M", "--Max_retrieved_per_topic", "max_docs")
+@click.option("-R", "--Rel_info_format", "rel_format")
+@click.option("-T", "--Results_format", "results_format")
+@click.option("-o", "--Output_old_results_format", "old_format", is_flag=True)
+@click.option("-Z", "--Zscore", "zscore")
+@click.option("--compat", type=click.Choice(["10", "9"]), default="10")
+@click.argument("files", nargs=-1)
+def command(show_help: bool, show_version: bool, per_query: bool, measures: tuple[str, ...], complete: bool,
+            level: str | None, nosummary: bool, debug: str | None, judged_only: bool, num_docs: str | None,
+            max_docs: str | None, rel_format: str | None, results_format: str | None, old_format: bool,
+            zscore: str | None, compat: str, files: tuple[str, ...]) -> None:
+    """Parse trec_eval's options and print the evaluation."""
+    if show_help:
+        click.echo(_help_text(), nl=False)
+        return
+    if show_version:
+        click.echo(f"trecgain {__version__} (trec_eval 10.0 and 9.x compatible)")
+        return
+    if debug is not None:
+        raise TrecgainError("option -D (debug output) is not supported; use -q for per-query values")
+    if zscore is not None:
+        raise TrecgainError("option -Z (z-scores) is not supported; standardise the -q output instead")
+    for option, value, allowed in (("-R", rel_format, "qrels"), ("-T", results_format, "trec_results")):
+        if value is not None and value != allowed:
+            raise TrecgainError(f"option {option}: only the '{allowed}' format is supported, not '{value}'")
+    _integer(num_docs, "-N", 0)
+    if len(files) != 2:
+        raise click.UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
+    from .evaluate import Evaluator
+
+    evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
+                          relevance_level=_integer(level, "-l") if level is not None else 1,
+                          judged_only=judged_only, complete=complete, max_docs=_integer(max_docs, "-M", 0),
+                          compat=compat)
+    output = evaluator.evaluate(files[1]).to_trec_bytes(per_query=per_query, summary=not nosummary)
+    out = sys.stdout.buffer
+    out.write(output)
+    out.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; errors become one line on stderr and a non-zero exit status."""
+    try:
+        command.main(args=argv, prog_name="trecgain", standalone_mode=False)
+    except TrecgainError as err:
+        return _fail(str(err), 1)
+    except click.ClickException as err:
+        return _fail(f"{err.format_message()} ({USAGE.split(': ', 1)[1]}; -h for help)", 2)
+    except click.exceptions.Abort:
+        return _fail("interrupted", 130)
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    return 0
+
+
+def _fail(message: str, status: int) -> int:
+    sys.stderr.write(f"trecgain: {message}\n")
+    sys.stderr.flush()
+    return status
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe, point stdout at /dev/null so interpreter shutdown does not complain."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def entry() -> None:
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Join rankings with the qrels (stage 3 of read -> rank -> label -> measures).
+
+Each ranked document gets a relevance value: its grade when judged, NOT_IN_QRELS (-1)
+when the qrels do not list it, UNJUDGED (-2) when listed with a negative grade.  With
+`judged_only` (-J) every negative value is dropped and the rest close up their ranks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .rank import Ranking, hash_ids
+from .read import Qrels, Run
+
+NOT_IN_QRELS = -1
+UNJUDGED = -2
+
+
+@dataclass
+class Labeled:
+    """What every measure reads: per query, ranked relevance values and the judged grades."""
+
+    qids: np.ndarray  # S: evaluated queries, in order
+    in_run: np.ndarray  # bool per query
+    offsets: np.ndarray  # int64 CSR over `values`
+    values: np.ndarray  # int64: relevance value per ranked document, rank order
+    judged_offsets: np.ndarray  # int64 CSR over `judged`
+    judged: np.ndarray  # int64: grades >= 0 of each query's judged documents, descending
+    relevance_level: int
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.qids)
+
+
+def label(ranking: Ranking, run: Run, qrels: Qrels, *, relevance_level: int = 1,
+          judged_only: bool = False) -> Labeled:
+    """Attach relevance values to a ranking and collect each query's judged grades."""
+    query = np.repeat(ranking.qrels_index, np.diff(ranking.offsets))
+    values = _lookup(query, run.docnos[ranking.rows], qrels)
+    offsets = ranking.offsets
+    if judged_only:
+        keep = values >= 0
+        counts = np.bincount(np.repeat(np.arange(len(ranking.qids)), np.diff(offsets))[keep],
+                             minlength=len(ranking.qids))
+        values = values[keep]
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    judged_offsets, judged = _judged_grades(ranking.qrels_index, qrels)
+    return Labeled(ranking.qids, ranking.in_run, offsets, values, judged_offsets, judged, relevance_level)
+
+
+def _lookup(query: np.ndarray, docnos: np.ndarray, qrels: Qrels) -> np.ndarray:
+    """Relevance value of each (query, docno): grade, NOT_IN_QRELS or UNJUDGED."""
+    values = np.full(len(docnos), NOT_IN_QRELS, dtype=np.int64)
+    if len(docnos) == 0:
+        return values
+    width = max(docnos.dtype.itemsize, qrels.docnos.dtype.itemsize)
+    qrels_query = np.repeat(np.arange(len(qrels.qids)), np.diff(qrels.offsets))
+    qrels_key = _key(qrels_query, hash_ids(qrels.docnos, width))
+    order = np.argsort(qrels_key, kind="stable")
+    sorted_key = qrels_key[order]
+    key = _key(query, hash_ids(docnos, width))
+    pos = np.minimum(np.searchsorted(sorted_key, key), len(sorted_key) - 1)
+    candidate = order[pos]
+    hit = (sorted_key[pos] == key) & (qrels_query[candidate] == query) & (qrels.docnos[candidate] == docnos)
+    unsure = (sorted_key[pos] == key) & ~hit
+    grades = qrels.grades[candidate[hit]]
+    values[hit] = np.where(grades >= 0, grades, UNJUDGED)
+    if unsure.any():  # a hash collision: settle those rows exactly
+        for i in np.flatnonzero(unsure):
+            values[i] = _exact(qrels, int(query[i]), docnos[i])
+    return values
+
+
+def _key(query: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
+    return doc_hash ^ (query.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+
+
+def _exact(qrels: Qrels, q: int, docno: bytes) -> int:
+    lo, hi = qrels.offsets[q], qrels.offsets[q + 1]
+    i = lo + int(np.searchsorted(qrels.docnos[lo:hi], docno))
+    if i < hi and qrels.docnos[i] == docno:
+        grade = int(qrels.grades[i])
+        return grade if grade >= 0 else UNJUDGED
+    return NOT_IN_QRELS
+
+
+def _judged_grades(qrels_index: np.ndarray, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """For each evaluated query, the grades >= 0 of its judged documents, highest first."""
+    starts, ends = qrels.offsets[qrels_index], qrels.offsets[qrels_index + 1]
+    lengths = ends - starts
+    rows = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(lengths.sum())
+    query = np.repeat(np.arange(len(qrels_index)), lengths)
+    grades = qrels.grades[rows]
+    keep = grades >= 0
+    query, grades = query[keep], grades[keep]
+    order = np.lexsort((-grades, query))
+    counts = np.bincount(query, minlength=len(qrels_index))
+    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64), grades[order]

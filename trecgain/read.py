@@ -1,0 +1,353 @@
+"""Read TREC qrels and run files into columns (stage 1 of read -> rank -> label -> measures).
+
+Files are streamed in chunks of whole lines and split on any run of whitespace with
+numpy, so a 5M-line run never becomes 30M Python objects.  Every rule of the
+reference reader is kept (see TREC_EVAL_SEMANTICS.md), except that a score or grade
+that is not a number is an error naming the file and line, not a silent 0.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+from dataclasses import dataclass
+from typing import IO, Iterator, Union
+
+import numpy as np
+
+from .errors import TrecgainError
+
+Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str], dict]
+
+CHUNK_BYTES = 1 << 23
+_NEWLINE = 10
+_HASH = ord("#")
+
+# Whitespace as C's isspace sees it: space, \t, \n, \v, \f, \r.
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[9, 10, 11, 12, 13, 32]] = True
+# Characters a decimal score may contain (NUL is the padding of numpy byte strings).
+_SCORE_CHARS = np.zeros(256, dtype=bool)
+_SCORE_CHARS[[0, *b"0123456789+-.eE"]] = True
+_DIGITS = np.zeros(256, dtype=bool)
+_DIGITS[[0, *b"0123456789"]] = True
+
+
+@dataclass
+class Qrels:
+    """Judgments sorted by (qid, docno) in byte order, one CSR segment per query."""
+
+    source: str
+    qids: np.ndarray  # S: distinct query ids, byte order
+    offsets: np.ndarray  # int64, len(qids) + 1
+    docnos: np.ndarray  # S: per judgment
+    grades: np.ndarray  # int64: per judgment
+
+
+@dataclass
+class Run:
+    """Run lines in file order (blank and comment lines dropped)."""
+
+    source: str
+    qids: np.ndarray  # S: per line
+    docnos: np.ndarray  # S: per line
+    scores: np.ndarray  # float64: per line
+    lines: np.ndarray  # int64: 1-based line number in the file, per line
+    tag: bytes  # run tag of the last line read
+
+
+@dataclass
+class _Columns:
+    """Selected fields of the data lines of one file, gathered chunk by chunk."""
+
+    fields: list[list[np.ndarray]]
+    lines: list[np.ndarray]
+    last_tokens: list[bytes]
+
+
+def read_qrels(source: Source) -> Qrels:
+    """Read a qrels file (`qid iter docno grade`), or a pytrec_eval-style dict."""
+    if isinstance(source, dict):
+        return _qrels_from_dict(source)
+    name, cols = _read_columns(source, fields=(0, 2, 3), exact=4, kind="qrels")
+    qids, docnos, grade_text = (_concat(c) for c in cols.fields)
+    lines = _concat(cols.lines)
+    if len(qids) == 0:
+        raise TrecgainError("no judgments in the qrels file", name)
+    grades = _parse_grades(grade_text, lines, name)
+    return _make_qrels(name, qids, docnos, grades, lines)
+
+
+def read_run(source: Source) -> Run:
+    """Read a run file (`qid iter docno rank score tag ...`), or a pytrec_eval-style dict."""
+    if isinstance(source, dict):
+        return _run_from_dict(source)
+    name, cols = _read_columns(source, fields=(0, 2, 4), exact=None, kind="run")
+    qids, docnos, score_text = (_concat(c) for c in cols.fields)
+    lines = _concat(cols.lines)
+    if len(qids) == 0:
+        raise TrecgainError("no results in the run file", name)
+    scores = _parse_scores(score_text, lines, name)
+    tag = cols.last_tokens[-1]
+    return Run(name, qids, docnos, scores, lines, tag)
+
+
+# ---------------------------------------------------------------- sources
+
+
+def describe(source: Source) -> str:
+    """The name used for a source in messages."""
+    if isinstance(source, (str, os.PathLike)):
+        text = os.fspath(source)
+        return "(standard input)" if text == "-" else text
+    return getattr(source, "name", None) or "<stream>"
+
+
+def _open(source: Source) -> tuple[str, IO[bytes], bool]:
+    """Open a path, '-' or a file object as a binary stream; gzip is detected by content."""
+    name = describe(source)
+    if isinstance(source, (str, os.PathLike)):
+        if os.fspath(source) == "-":
+            import sys
+
+            stream, owned = sys.stdin.buffer, False
+        else:
+            try:
+                stream, owned = open(source, "rb"), True
+            except OSError as err:
+                raise TrecgainError(f"cannot read: {err.strerror or err}", name) from None
+    else:
+        stream, owned = _binary(source), False
+    if not hasattr(stream, "peek"):
+        stream = io.BufferedReader(stream)  # type: ignore[arg-type]
+    try:
+        magic = stream.peek(2)[:2]
+    except OSError as err:
+        raise TrecgainError(f"cannot read: {err.strerror or err}", name) from None
+    if magic == b"\x1f\x8b":
+        stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
+    return name, stream, owned
+
+
+def _binary(stream: IO) -> IO[bytes]:
+    """A binary view of a file object that may be text."""
+    if isinstance(stream, io.TextIOBase):
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            return buffer
+        return io.BytesIO(stream.read().encode("utf-8", "surrogateescape"))
+    return stream  # type: ignore[return-value]
+
+
+def _chunks(stream: IO[bytes], name: str) -> Iterator[bytes]:
+    """Blocks of whole lines (the last one may lack its newline)."""
+    rest = b""
+    while True:
+        try:
+            block = stream.read(CHUNK_BYTES)
+        except (OSError, EOFError, gzip.BadGzipFile) as err:
+            raise TrecgainError(f"cannot read: {err}", name) from None
+        if not block:
+            break
+        data = rest + block if rest else block
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            rest = data
+            continue
+        yield data[: cut + 1]
+        rest = data[cut + 1 :]
+    if rest:
+        yield rest
+
+
+# ---------------------------------------------------------------- splitting
+
+
+def _read_columns(source: Source, fields: tuple[int, ...], exact: int | None, kind: str) -> tuple[str, _Columns]:
+    """Split every data line of a file and keep the wanted fields as byte-string columns."""
+    name, stream, owned = _open(source)
+    cols = _Columns([[] for _ in fields], [], [])
+    first_line = 1
+    try:
+        for chunk in _chunks(stream, name):
+            first_line = _split_chunk(chunk, first_line, fields, exact, kind, name, cols)
+    finally:
+        if owned:
+            stream.close()
+    return name, cols
+
+
+def _split_chunk(chunk: bytes, first_line: int, fields: tuple[int, ...], exact: int | None,
+                 kind: str, name: str, cols: _Columns) -> int:
+    """Split one block of lines; append its fields to `cols`; return the next line number."""
+    buf = np.frombuffer(chunk, dtype=np.uint8)
+    newlines = np.flatnonzero(buf == _NEWLINE)
+    n_lines = len(newlines) + (0 if chunk.endswith(b"\n") else 1)
+    line_starts = np.concatenate(([0], newlines + 1))[:n_lines]
+    if chunk.find(b"\0") >= 0:
+        bad = int(np.searchsorted(newlines, chunk.find(b"\0")))
+        raise TrecgainError("NUL byte in line", name, first_line + bad)
+    space = _SPACE[buf]
+    solid = ~space
+    starts = np.flatnonzero(solid & np.concatenate(([True], space[:-1])))
+    ends = np.flatnonzero(solid & np.concatenate((space[1:], [True]))) + 1
+    token_line = np.searchsorted(newlines, starts)
+    comment = buf[line_starts] == _HASH
+    keep = ~comment[token_line]
+    starts, ends, token_line = starts[keep], ends[keep], token_line[keep]
+    counts = np.bincount(token_line, minlength=n_lines)
+    _check_field_counts(counts, comment, exact, kind, name, first_line)
+    data_lines = np.flatnonzero(counts > 0)
+    first_token = (np.cumsum(counts) - counts)[data_lines]
+    padded = np.concatenate((buf, np.zeros(_max_len(starts, ends), dtype=np.uint8)))
+    for out, field in zip(cols.fields, fields):
+        index = first_token + field
+        out.append(_gather(padded, starts[index], ends[index]))
+    cols.lines.append(data_lines + first_line)
+    if exact is None and len(data_lines):
+        tag = first_token[-1] + 5
+        cols.last_tokens.append(chunk[starts[tag]: ends[tag]])
+    return first_line + n_lines
+
+
+def _check_field_counts(counts: np.ndarray, comment: np.ndarray, exact: int | None, kind: str,
+                        name: str, first_line: int) -> None:
+    """Qrels lines have exactly `exact` fields (blank lines too are errors); run lines six or more."""
+    if exact is not None:
+        bad = np.flatnonzero((counts != exact) & ~comment)
+    else:
+        bad = np.flatnonzero((counts > 0) & (counts < 6))
+    if len(bad):
+        i = int(bad[0])
+        found = int(counts[i])
+        want = f"exactly {exact}" if exact is not None else "at least 6"
+        what = "blank line" if found == 0 else f"{found} field{'s' if found != 1 else ''}"
+        form = "qid iter docno grade" if kind == "qrels" else "qid iter docno rank score tag"
+        raise TrecgainError(f"malformed {kind} line: {what}, expected {want} ({form})", name, first_line + i)
+
+
+def _max_len(starts: np.ndarray, ends: np.ndarray) -> int:
+    return int((ends - starts).max()) if len(starts) else 1
+
+
+def _gather(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Byte strings buf[start:end] as a numpy 'S' array, without a Python object per string."""
+    if len(starts) == 0:
+        return np.zeros(0, dtype="S1")
+    lengths = ends - starts
+    width = int(lengths.max())
+    windows = np.lib.stride_tricks.sliding_window_view(padded, width)
+    matrix = windows[starts]
+    matrix[np.arange(width) >= lengths[:, None]] = 0
+    return matrix.view(f"S{width}").ravel()
+
+
+def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    if not parts:
+        return np.zeros(0, dtype="S1")
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+# ---------------------------------------------------------------- numbers
+
+
+def _bytes_matrix(text: np.ndarray) -> np.ndarray:
+    return text.view(np.uint8).reshape(len(text), text.dtype.itemsize)
+
+
+def _parse_scores(text: np.ndarray, lines: np.ndarray, name: str) -> np.ndarray:
+    """Decimal scores (`12.5`, `-3`, `1e-05`); anything else names its line."""
+    ok = _SCORE_CHARS[_bytes_matrix(text)].all(axis=1)
+    if not ok.all():
+        _bad_number(text, lines, name, np.flatnonzero(~ok)[0], "score")
+    try:
+        return text.astype(np.float64)
+    except ValueError:
+        for i, token in enumerate(text):
+            try:
+                float(token)
+            except ValueError:
+                _bad_number(text, lines, name, i, "score")
+        raise
+
+
+def _parse_grades(text: np.ndarray, lines: np.ndarray, name: str) -> np.ndarray:
+    """Integer grades, optionally signed; anything else (`2.5`, `yes`) names its line."""
+    matrix = _bytes_matrix(text)
+    first = matrix[:, 0]
+    signed = (first == ord("-")) | (first == ord("+"))
+    digits = (matrix != 0).sum(axis=1) - signed
+    ok = (_DIGITS[first] | signed) & _DIGITS[matrix[:, 1:]].all(axis=1) & (digits > 0)
+    if not ok.all():
+        _bad_number(text, lines, name, np.flatnonzero(~ok)[0], "grade", "an integer")
+    if (digits > 15).any():
+        i = int(np.flatnonzero(digits > 15)[0])
+        raise TrecgainError(f"grade {_text(text[i])} is out of range", name, int(lines[i]))
+    return text.astype(np.int64)
+
+
+def _bad_number(text: np.ndarray, lines: np.ndarray, name: str, i: int, what: str, want: str = "a number") -> None:
+    token = text[i].decode("utf-8", "backslashreplace")
+    raise TrecgainError(f"{what} '{token}' is not {want}", name, int(lines[i]))
+
+
+# ---------------------------------------------------------------- assembling
+
+
+def _make_qrels(name: str, qids: np.ndarray, docnos: np.ndarray, grades: np.ndarray, lines: np.ndarray) -> Qrels:
+    """Sort judgments by (qid, docno) and reject a document judged twice for one query."""
+    order = np.lexsort((docnos, qids))
+    qids, docnos, grades, lines = qids[order], docnos[order], grades[order], lines[order]
+    same = (qids[1:] == qids[:-1]) & (docnos[1:] == docnos[:-1])
+    if same.any():
+        i = int(np.flatnonzero(same)[0])
+        first, second = sorted((int(lines[i]), int(lines[i + 1])))
+        raise TrecgainError(
+            f"document '{_text(docnos[i])}' judged twice for query '{_text(qids[i])}' (first at line {first})",
+            name, second)
+    heads = np.flatnonzero(np.concatenate(([True], qids[1:] != qids[:-1])))
+    offsets = np.append(heads, len(qids)).astype(np.int64)
+    return Qrels(name, qids[heads], offsets, docnos, grades)
+
+
+def _text(value: bytes) -> str:
+    return bytes(value).decode("utf-8", "backslashreplace")
+
+
+def _qrels_from_dict(qrels: dict) -> Qrels:
+    """pytrec_eval shape: {qid: {docno: grade}}."""
+    rows = [(_key(q), _key(d), g) for q, docs in qrels.items() for d, g in docs.items()]
+    if not rows:
+        raise TrecgainError("no judgments in the qrels", "qrels")
+    for q, d, g in rows:
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
+            raise TrecgainError(f"grade {g!r} of document '{_text(d)}' is not an integer", "qrels")
+    qids = np.array([r[0] for r in rows], dtype="S")
+    docnos = np.array([r[1] for r in rows], dtype="S")
+    grades = np.array([r[2] for r in rows], dtype=np.int64)
+    return _make_qrels("qrels", qids, docnos, grades, np.arange(1, len(rows) + 1))
+
+
+def _run_from_dict(run: dict) -> Run:
+    """pytrec_eval shape: {qid: {docno: score}}."""
+    rows = [(_key(q), _key(d), s) for q, docs in run.items() for d, s in docs.items()]
+    if not rows:
+        raise TrecgainError("no results in the run", "run")
+    scores = np.array([float(r[2]) for r in rows], dtype=np.float64)
+    if not np.isfinite(scores).all():
+        raise TrecgainError("a score is not a finite number", "run")
+    qids = np.array([r[0] for r in rows], dtype="S")
+    docnos = np.array([r[1] for r in rows], dtype="S")
+    return Run("run", qids, docnos, scores, np.arange(1, len(rows) + 1), b"unknown")
+
+
+def _key(value: object) -> bytes:
+    """A query or document id as bytes; str is encoded as UTF-8 (surrogates pass through)."""
+    if isinstance(value, bytes):
+        key = value
+    else:
+        key = str(value).encode("utf-8", "surrogateescape")
+    if not key or any(c in key for c in b" \t\n\r\v\f\0"):
+        raise TrecgainError(f"identifier {value!r} is empty or contains whitespace")
+    return key

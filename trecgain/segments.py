@@ -1,0 +1,84 @@
+"""Array helpers over CSR segments (one segment per query) that keep trec_eval's rounding.
+
+trec_eval adds up each query's terms one by one in rank order.  numpy's `sum` and
+`add.reduceat` add pairwise, and a global cumsum minus a segment's start value rounds
+differently, so sums here are sequential cumsums along the rows of a padded matrix.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def segment_ids(offsets: np.ndarray) -> np.ndarray:
+    """The segment of each element."""
+    return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+
+
+def positions(offsets: np.ndarray) -> np.ndarray:
+    """0-based position of each element within its segment."""
+    lengths = np.diff(offsets)
+    return np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
+
+
+def cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Inclusive prefix sums within each segment, added strictly left to right."""
+    out = np.empty(len(values), dtype=np.float64)
+    lengths = np.diff(offsets)
+    if len(values) == 0:
+        return out
+    # Segments of similar length share a padded matrix; zeros after the end change nothing.
+    bucket = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
+    element_bucket = np.repeat(bucket, lengths)
+    pos = positions(offsets)
+    for b in np.unique(bucket[lengths > 0]):
+        segs = np.flatnonzero((bucket == b) & (lengths > 0))
+        elements = np.flatnonzero(element_bucket == b)
+        row = np.repeat(np.arange(len(segs)), lengths[segs])
+        matrix = np.zeros((len(segs), int(lengths[segs].max())), dtype=np.float64)
+        matrix[row, pos[elements]] = values[elements]
+        np.cumsum(matrix, axis=1, out=matrix)
+        out[elements] = matrix[row, pos[elements]]
+    return out
+
+
+def last(prefix: np.ndarray, offsets: np.ndarray, empty: float = 0.0) -> np.ndarray:
+    """The last prefix value of each segment (`empty` for an empty segment)."""
+    ends = offsets[1:] - 1
+    has = offsets[1:] > offsets[:-1]
+    out = np.full(len(offsets) - 1, empty, dtype=np.float64)
+    out[has] = prefix[ends[has]]
+    return out
+
+
+def take(prefix: np.ndarray, offsets: np.ndarray, segment: np.ndarray, index: np.ndarray,
+         empty: float = 0.0) -> np.ndarray:
+    """prefix[index] within the given segments, clipped to each segment's end; `empty` before its start."""
+    lengths = np.diff(offsets)[segment]
+    clipped = np.minimum(index, lengths - 1)
+    out = np.full(len(segment), empty, dtype=np.float64)
+    ok = clipped >= 0
+    out[ok] = prefix[offsets[:-1][segment[ok]] + clipped[ok]]
+    return out
+
+
+_LOG2 = np.zeros(2, dtype=np.float64)
+
+
+def log2_of_integers(n: int) -> np.ndarray:
+    """[log2(0..n-1)] from the C library (math.log2), as trec_eval takes them; index 0 unused."""
+    global _LOG2
+    if len(_LOG2) < n:
+        size = max(n, 2 * len(_LOG2))
+        _LOG2 = np.array([-math.inf] + [math.log2(i) for i in range(1, size)], dtype=np.float64)
+    return _LOG2
+
+
+def c_log2(x: np.ndarray) -> np.ndarray:
+    """math.log2 elementwise (numpy's log2 differs in the last bit), with IEEE results at <= 0."""
+    out = np.empty(len(x), dtype=np.float64)
+    for i, v in enumerate(x.tolist()):
+        out[i] = math.log2(v) if v > 0 else (-math.inf if v == 0 else math.nan)
+    return out
