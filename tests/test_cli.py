@@ -1,0 +1,99 @@
+"""trec_eval's option spellings, help and version, and the library/CLI agreement."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from conftest import ROOT, run_cli, run_process
+from trecgain import Evaluator, TrecgainError
+from trecgain.measures import REGISTRY
+
+EXAMPLE = [str(ROOT / "testdata/example/qrels.txt"), str(ROOT / "testdata/example/run.txt")]
+
+
+@pytest.mark.parametrize("spelled, plain", [
+    (["-l2", "-mndcg", "-M3"], ["-l", "2", "-m", "ndcg", "-M", "3"]),
+    (["--level_for_rel=2", "--measure=ndcg", "--Max_retrieved_per_topic=3"], ["-l", "2", "-m", "ndcg", "-M", "3"]),
+    (["-qc", "-mndcg_cut.5"], ["-q", "-c", "-m", "ndcg_cut.5"]),
+    (["--query_eval_wanted", "--complete_rel_info_wanted", "--nosummary", "-mG"], ["-q", "-c", "-n", "-m", "G"]),
+    (["--Judged_docs_only", "-mbinG", "--Number_docs_in_coll", "1000"], ["-J", "-m", "binG"]),
+    (["-R", "qrels", "-T", "trec_results", "-o", "-mndcg"], ["-m", "ndcg"]),
+])
+def test_option_spellings(spelled, plain):
+    a, b = run_cli([*spelled, *EXAMPLE]), run_cli([*plain, *EXAMPLE])
+    assert a.rc == 0 and a.stdout == b.stdout and a.stdout
+
+
+def test_options_after_files():
+    assert run_cli([*EXAMPLE, "-q", "-m", "ndcg"]).stdout == run_cli(["-q", "-m", "ndcg", *EXAMPLE]).stdout
+
+
+def test_help_lists_every_measure():
+    out = run_cli(["-h"])
+    assert out.rc == 0
+    text = out.stdout.decode()
+    for m in REGISTRY:
+        assert f"  {m.name} " in text
+    assert "--compat" in text
+
+
+def test_version():
+    out = run_cli(["-v"])
+    assert out.rc == 0 and b"trecgain" in out.stdout
+
+
+def test_default_measures_are_the_gain_set():
+    default, gain = run_cli(EXAMPLE), run_cli(["-m", "gain", *EXAMPLE])
+    assert default.stdout == gain.stdout
+    names = [line.split(b"\t")[0].strip() for line in default.stdout.splitlines()]
+    assert names[:5] == [b"runid", b"num_q", b"num_ret", b"num_rel", b"num_rel_ret"]
+    assert names[-9:] == [f"ndcg_cut_{k}".encode() for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+
+
+def test_api_matches_cli_text():
+    ev = Evaluator(EXAMPLE[0], measures=["ndcg_cut.5,10", "ndcg", "num_ret", "runid"])
+    res = ev.evaluate(EXAMPLE[1])
+    cli = run_cli(["-q", "-m", "ndcg_cut.5,10", "-m", "ndcg", "-m", "num_ret", "-m", "runid", *EXAMPLE])
+    assert res.to_trec(per_query=True).encode() == cli.stdout
+    assert res.aggregate["runid"] == "bm25"
+    assert set(res.per_query) == {"301", "302", "303"}
+    assert isinstance(res.per_query["301"]["num_ret"], int)
+    assert f"{res.aggregate['ndcg_cut_10']:6.4f}".encode() in cli.stdout
+
+
+def test_api_accepts_open_files_and_dicts():
+    with open(EXAMPLE[0], "rb") as q, open(EXAMPLE[1]) as r:
+        from_files = Evaluator(q, measures=["ndcg"]).evaluate(r).per_query
+    qrels = {}
+    for line in open(EXAMPLE[0]):
+        qid, _, doc, grade = line.split()
+        qrels.setdefault(qid, {})[doc] = int(grade)
+    run = {}
+    for line in open(EXAMPLE[1]):
+        qid, _, doc, _, score, _ = line.split()
+        run.setdefault(qid, {})[doc] = float(score)
+    from_dicts = Evaluator(qrels, measures=["ndcg"]).evaluate(run).per_query
+    assert from_files == from_dicts
+    assert Evaluator(io.StringIO(open(EXAMPLE[0]).read()), measures=["ndcg"]).evaluate(run).per_query == from_dicts
+
+
+def test_api_errors_are_trecgain_errors():
+    with pytest.raises(TrecgainError, match="unknown measure"):
+        Evaluator(EXAMPLE[0], measures=["nope"])
+    with pytest.raises(TrecgainError, match="compat"):
+        Evaluator(EXAMPLE[0], compat="8")
+    with pytest.raises(TrecgainError, match="not an integer"):
+        Evaluator({"1": {"a": 1.5}})
+
+
+def test_real_process_example_and_broken_pipe():
+    out = run_process(["-q", *EXAMPLE])
+    assert out.rc == 0 and out.stdout.count(b"\n") > 20
+    import subprocess
+    import sys
+    proc = subprocess.run(f"{sys.executable} -m trecgain -q {EXAMPLE[0]} {EXAMPLE[1]} | head -1",
+                          shell=True, capture_output=True, cwd=ROOT)
+    assert proc.stdout.count(b"\n") == 1
+    assert b"Traceback" not in proc.stderr
