@@ -11,7 +11,7 @@ from . import format as fmt
 from .average import summarize
 from .errors import TrecgainError
 from .label import label
-from .measures import compute, parse_requests
+from .measures import compute, depth_needed, parse_requests
 from .rank import rank
 from .read import Qrels, Run, Source, read_qrels, read_run
 
@@ -108,7 +108,7 @@ class Evaluator:
         ranking = rank(run, self.qrels, max_docs=self.max_docs, compat=self.compat, complete=self.complete,
                        empty_ok=self.complete and self._follows_10())
         labeled = label(ranking, run, self.qrels, relevance_level=self.relevance_level,
-                        judged_only=self.judged_only)
+                        judged_only=self.judged_only, depth=depth_needed(self.requests))
         lines = []
         for request, values in compute(self.requests, labeled):
             m = request.measure

@@ -13,6 +13,7 @@ import numpy as np
 
 from .rank import Ranking, hash_ids
 from .read import Qrels, Run
+from .segments import positions
 
 NOT_IN_QRELS = -1
 UNJUDGED = -2
@@ -29,6 +30,7 @@ class Labeled:
     judged_offsets: np.ndarray  # int64 CSR over `judged`
     judged: np.ndarray  # int64: grades >= 0 of each query's judged documents, descending
     relevance_level: int
+    num_ret: np.ndarray  # int64 per query: documents ranked (the values may stop at a depth)
 
     @property
     def num_queries(self) -> int:
@@ -36,19 +38,28 @@ class Labeled:
 
 
 def label(ranking: Ranking, run: Run, qrels: Qrels, *, relevance_level: int = 1,
-          judged_only: bool = False) -> Labeled:
-    """Attach relevance values to a ranking and collect each query's judged grades."""
-    query = np.repeat(ranking.qrels_index, np.diff(ranking.offsets))
-    values = _lookup(query, run.docnos[ranking.rows], qrels)
-    offsets = ranking.offsets
+          judged_only: bool = False, depth: int | None = None) -> Labeled:
+    """Attach relevance values to a ranking and collect each query's judged grades.
+
+    With `depth`, only the first `depth` ranks are labeled (enough for cutoff measures)."""
+    num_ret = np.diff(ranking.offsets)
+    rows, offsets = ranking.rows, ranking.offsets
+    if depth is not None and not judged_only and num_ret.max(initial=0) > depth:
+        keep = positions(offsets) < depth
+        rows = rows[keep]
+        offsets = np.concatenate(([0], np.cumsum(np.minimum(num_ret, depth)))).astype(np.int64)
+    query = np.repeat(ranking.qrels_index, np.diff(offsets))
+    values = _lookup(query, run.docnos[rows], qrels)
     if judged_only:
         keep = values >= 0
         counts = np.bincount(np.repeat(np.arange(len(ranking.qids)), np.diff(offsets))[keep],
                              minlength=len(ranking.qids))
         values = values[keep]
         offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        num_ret = counts
     judged_offsets, judged = _judged_grades(ranking.qrels_index, qrels)
-    return Labeled(ranking.qids, ranking.in_run, offsets, values, judged_offsets, judged, relevance_level)
+    return Labeled(ranking.qids, ranking.in_run, offsets, values, judged_offsets, judged, relevance_level,
+                   num_ret.astype(np.int64))
 
 
 def _lookup(query: np.ndarray, docnos: np.ndarray, qrels: Qrels) -> np.ndarray:

@@ -183,7 +183,7 @@ def bin_g(ctx: Context, _: Any = None) -> list[np.ndarray]:
 
 
 def num_ret(ctx: Context, _: Any = None) -> list[np.ndarray]:
-    return [ctx.lengths.astype(np.int64)]
+    return [ctx.labeled.num_ret]
 
 
 def num_rel(ctx: Context, _: Any = None) -> list[np.ndarray]:
@@ -245,6 +245,7 @@ class Measure:
     per_query: bool = True
     in_trec_eval_9: bool = True  # dcg and ideal_dcg are new in trec_eval 10
     complete_summary: Callable[[Any], int] | None = None  # the `all` value with -c, from the whole qrels
+    depth: Callable[[Any], int | None] = lambda params: None  # ranks it reads (None: all)
 
     def line_names(self, params: Any, text: str | None) -> list[str]:
         if self.naming == "cutoffs":
@@ -254,17 +255,22 @@ class Measure:
         return [self.name]
 
 
+def _nothing_ranked(params: Any) -> int:
+    return 0
+
+
 _GAINS_HELP = "Gains per level can be given as 'level=gain,...' (default: gain = grade)."
 
 REGISTRY: tuple[Measure, ...] = (
     Measure("runid", "Run id: the tag of the last run line read.", runid, value="tag", summary="tag",
-            per_query=False),
-    Measure("num_q", "Number of queries evaluated.", num_q, value="count", summary="count", per_query=False),
+            per_query=False, depth=_nothing_ranked),
+    Measure("num_q", "Number of queries evaluated.", num_q, value="count", summary="count", per_query=False,
+            depth=_nothing_ranked),
     Measure("num_ret", "Number of documents retrieved (after -M and -J); the summary is the sum.", num_ret,
-            value="count", summary="sum"),
+            value="count", summary="sum", depth=_nothing_ranked),
     Measure("num_rel", "Number of judged documents with grade >= -l; the summary is the sum "
             "(with -c: every judgment with grade > 0, as trec_eval counts).", num_rel, value="count",
-            summary="sum", complete_summary=lambda qrels: int((qrels.grades > 0).sum())),
+            summary="sum", complete_summary=lambda qrels: int((qrels.grades > 0).sum()), depth=_nothing_ranked),
     Measure("num_rel_ret", "Number of retrieved documents with grade >= -l; the summary is the sum.",
             num_rel_ret, value="count", summary="sum"),
     Measure("binG", "Binary G: 1/log2(2 + nonrelevant before it) averaged over the relevant documents.", bin_g),
@@ -273,7 +279,7 @@ REGISTRY: tuple[Measure, ...] = (
     Measure("dcg", "Discounted cumulative gain over the whole ranking. " + _GAINS_HELP, dcg,
             parse_gain_spec, naming="params", in_trec_eval_9=False),
     Measure("ideal_dcg", "DCG of the ideal ranking of all judged documents. " + _GAINS_HELP, ideal_dcg,
-            parse_gain_spec, naming="params", in_trec_eval_9=False),
+            parse_gain_spec, naming="params", in_trec_eval_9=False, depth=_nothing_ranked),
     Measure("ndcg", "Normalised DCG over the whole ranking (Jarvelin and Kekalainen). " + _GAINS_HELP, ndcg,
             parse_gain_spec, naming="params"),
     Measure("ndcg_rel", "nDCG averaged over the relevant documents. " + _GAINS_HELP, ndcg_rel,
@@ -282,7 +288,7 @@ REGISTRY: tuple[Measure, ...] = (
             parse_gain_spec, naming="params"),
     Measure("ndcg_cut", "nDCG at cutoffs, grades as gains: -m ndcg_cut.5,10 "
             "(default 5,10,15,20,30,100,200,500,1000).", ndcg_cut, parse_cutoffs,
-            default=(5, 10, 15, 20, 30, 100, 200, 500, 1000), naming="cutoffs"),
+            default=(5, 10, 15, 20, 30, 100, 200, 500, 1000), naming="cutoffs", depth=max),
 )
 
 BY_NAME = {m.name: m for m in REGISTRY}
@@ -339,6 +345,12 @@ def _unknown(name: str) -> str:
     close = difflib.get_close_matches(name, list(BY_NAME) + list(NICKNAMES), n=3, cutoff=0.5)
     hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(BY_NAME)}"
     return f"unknown measure '{name}'{hint}"
+
+
+def depth_needed(requests: list[Request]) -> int | None:
+    """How many ranks of each ranking the requests read (None: all of them)."""
+    depths = [r.measure.depth(r.params) for r in requests]
+    return None if any(d is None for d in depths) else max(depths, default=0)
 
 
 def compute(requests: list[Request], labeled: Labeled) -> list[tuple[Request, list[np.ndarray]]]:

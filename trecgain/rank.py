@@ -13,6 +13,7 @@ import numpy as np
 
 from .errors import TrecgainError
 from .read import Qrels, Run
+from .segments import buckets
 
 
 @dataclass
@@ -41,9 +42,9 @@ def rank(run: Run, qrels: Qrels, *, max_docs: int | None = None, compat: str = "
     evaluated = np.flatnonzero((counts > 0) | complete)
     offsets = np.concatenate(([0], np.cumsum(counts)))
     rows, kept = _truncate(order, offsets, counts, max_docs)
-    _check_duplicates(run, query, rows)
-    return Ranking(qrels.qids[evaluated], evaluated, counts[evaluated] > 0,
-                   np.concatenate(([0], np.cumsum(kept[evaluated]))).astype(np.int64), rows)
+    kept_offsets = np.concatenate(([0], np.cumsum(kept[evaluated]))).astype(np.int64)
+    _check_duplicates(run, kept_offsets, rows)
+    return Ranking(qrels.qids[evaluated], evaluated, counts[evaluated] > 0, kept_offsets, rows)
 
 
 def _qrels_index(run_qids: np.ndarray, qrels_qids: np.ndarray) -> np.ndarray:
@@ -59,14 +60,26 @@ def _qrels_index(run_qids: np.ndarray, qrels_qids: np.ndarray) -> np.ndarray:
 def _sort(rows: np.ndarray, query: np.ndarray, scores: np.ndarray, docnos: np.ndarray) -> np.ndarray:
     """Rows ordered by (query, score descending, docno descending)."""
     q, s = query[rows], scores[rows]
-    in_order = (q[1:] > q[:-1]) | ((q[1:] == q[:-1]) & (s[1:] <= s[:-1]))
-    if not in_order.all():
+    heads = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1]))) if len(q) else np.zeros(0, np.int64)
+    contiguous = len(np.unique(q[heads])) == len(heads)
+    descending = ((q[1:] != q[:-1]) | (s[1:] <= s[:-1])).all()
+    if contiguous and descending:  # the usual run: only the queries need reordering
+        perm = _order_segments(heads, len(q), np.argsort(q[heads], kind="stable"))
+    else:
         perm = np.lexsort((-s, q))
-        rows, q, s = rows[perm], q[perm], s[perm]
+    rows, q, s = rows[perm], q[perm], s[perm]
     tie = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
     if tie.any():
         rows = _break_ties(rows, tie, docnos)
     return rows
+
+
+def _order_segments(heads: np.ndarray, n: int, order: np.ndarray) -> np.ndarray:
+    """The permutation that lays contiguous segments out in the given order."""
+    lengths = np.diff(np.append(heads, n))[order]
+    starts = heads[order]
+    out_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    return np.repeat(starts - out_starts, lengths) + np.arange(n)
 
 
 def _break_ties(rows: np.ndarray, tie: np.ndarray, docnos: np.ndarray) -> np.ndarray:
@@ -92,20 +105,33 @@ def _truncate(order: np.ndarray, offsets: np.ndarray, counts: np.ndarray,
     return order[position < max_docs], np.minimum(counts, max_docs)
 
 
-def _check_duplicates(run: Run, query: np.ndarray, rows: np.ndarray) -> None:
-    """A document may appear once in a query's kept ranking."""
+def _check_duplicates(run: Run, offsets: np.ndarray, rows: np.ndarray) -> None:
+    """A document may appear once in a query's kept ranking (sorted hashes, one row per query)."""
     if len(rows) < 2:
         return
-    key = hash_ids(run.docnos[rows]) ^ (query[rows].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-    perm = np.argsort(key, kind="stable")
-    same = np.flatnonzero(key[perm][1:] == key[perm][:-1])
-    for i in same:
-        a, b = rows[perm[i]], rows[perm[i + 1]]
-        if query[a] == query[b] and run.docnos[a] == run.docnos[b]:
+    h = (hash_ids(run.docnos[rows]) >> np.uint64(33)).astype(np.uint32)  # odd values are padding
+    h <<= np.uint32(1)
+    for elements, row, column in buckets(offsets):
+        matrix = np.full((int(row[-1]) + 1, int(column.max()) + 1), np.uint32(1), dtype=np.uint32)
+        matrix[row, column] = h[elements]
+        matrix.sort(axis=1)
+        suspect = ((matrix[:, 1:] == matrix[:, :-1]) & (matrix[:, 1:] != 1)).any(axis=1)
+        if suspect.any():
+            _report_duplicate(run, rows[elements[suspect[row]]], row[suspect[row]])
+
+
+def _report_duplicate(run: Run, rows: np.ndarray, segment: np.ndarray) -> None:
+    """Look closely at the queries whose hashes collide; raise on a real duplicate."""
+    seen: dict[tuple[int, bytes], int] = {}
+    for i in range(len(rows)):
+        key = (int(segment[i]), bytes(run.docnos[rows[i]]))
+        if key in seen:
+            a, b = seen[key], rows[i]
             first, second = sorted((int(run.lines[a]), int(run.lines[b])))
             raise TrecgainError(
                 f"document '{_text(run.docnos[a])}' retrieved twice for query '{_text(run.qids[a])}' "
                 f"(first at line {first})", run.source, second)
+        seen[key] = rows[i]
 
 
 def hash_ids(ids: np.ndarray, width: int | None = None) -> np.ndarray:
@@ -115,9 +141,13 @@ def hash_ids(ids: np.ndarray, width: int | None = None) -> np.ndarray:
     matrix = np.zeros((len(ids), words * 8), dtype=np.uint8)
     matrix[:, : ids.dtype.itemsize] = ids.view(np.uint8).reshape(len(ids), ids.dtype.itemsize)
     as_words = matrix.view(np.uint64)
-    h = np.full(len(ids), 0xCBF29CE484222325, dtype=np.uint64)
-    for j in range(words):
-        h = (h ^ as_words[:, j]) * np.uint64(0x100000001B3)
+    h = np.full(len(ids), 0x9E3779B97F4A7C15, dtype=np.uint64)
+    for j in range(words):  # splitmix64's finaliser over each 8-byte word
+        h ^= as_words[:, j]
+        h ^= h >> np.uint64(30)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(27)
+        h *= np.uint64(0x94D049BB133111EB)
         h ^= h >> np.uint64(31)
     return h
 

@@ -12,7 +12,7 @@ import gzip
 import io
 import os
 from dataclasses import dataclass
-from typing import IO, Iterator, Union
+from typing import IO, Callable, Iterator, Union
 
 import numpy as np
 
@@ -59,7 +59,7 @@ class Run:
 
 @dataclass
 class _Columns:
-    """Selected fields of the data lines of one file, gathered chunk by chunk."""
+    """Converted fields of the data lines of one file, gathered chunk by chunk."""
 
     fields: list[list[np.ndarray]]
     lines: list[np.ndarray]
@@ -70,27 +70,22 @@ def read_qrels(source: Source) -> Qrels:
     """Read a qrels file (`qid iter docno grade`), or a pytrec_eval-style dict."""
     if isinstance(source, dict):
         return _qrels_from_dict(source)
-    name, cols = _read_columns(source, fields=(0, 2, 3), exact=4, kind="qrels")
-    qids, docnos, grade_text = (_concat(c) for c in cols.fields)
-    lines = _concat(cols.lines)
+    name, cols = _read_columns(source, {0: _as_text, 2: _as_text, 3: _parse_grades}, exact=4, kind="qrels")
+    qids, docnos, grades = (_concat(c) for c in cols.fields)
     if len(qids) == 0:
         raise TrecgainError("no judgments in the qrels file", name)
-    grades = _parse_grades(grade_text, lines, name)
-    return _make_qrels(name, qids, docnos, grades, lines)
+    return _make_qrels(name, qids, docnos, grades, _concat(cols.lines))
 
 
 def read_run(source: Source) -> Run:
     """Read a run file (`qid iter docno rank score tag ...`), or a pytrec_eval-style dict."""
     if isinstance(source, dict):
         return _run_from_dict(source)
-    name, cols = _read_columns(source, fields=(0, 2, 4), exact=None, kind="run")
-    qids, docnos, score_text = (_concat(c) for c in cols.fields)
-    lines = _concat(cols.lines)
+    name, cols = _read_columns(source, {0: _as_text, 2: _as_text, 4: _parse_scores}, exact=None, kind="run")
+    qids, docnos, scores = (_concat(c) for c in cols.fields)
     if len(qids) == 0:
         raise TrecgainError("no results in the run file", name)
-    scores = _parse_scores(score_text, lines, name)
-    tag = cols.last_tokens[-1]
-    return Run(name, qids, docnos, scores, lines, tag)
+    return Run(name, qids, docnos, scores, _concat(cols.lines), cols.last_tokens[-1])
 
 
 # ---------------------------------------------------------------- sources
@@ -164,35 +159,72 @@ def _chunks(stream: IO[bytes], name: str) -> Iterator[bytes]:
 # ---------------------------------------------------------------- splitting
 
 
-def _read_columns(source: Source, fields: tuple[int, ...], exact: int | None, kind: str) -> tuple[str, _Columns]:
-    """Split every data line of a file and keep the wanted fields as byte-string columns."""
+Converter = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str], np.ndarray]
+
+
+def _read_columns(source: Source, fields: dict[int, Converter], exact: int | None,
+                  kind: str) -> tuple[str, _Columns]:
+    """Split every data line of a file and convert the wanted fields, chunk by chunk."""
     name, stream, owned = _open(source)
     cols = _Columns([[] for _ in fields], [], [])
     first_line = 1
     try:
         for chunk in _chunks(stream, name):
-            first_line = _split_chunk(chunk, first_line, fields, exact, kind, name, cols)
+            if not chunk.endswith(b"\n"):
+                chunk += b"\n"
+            buf = np.frombuffer(chunk, dtype=np.uint8)
+            split = _split_regular(buf, exact or 6) or _split_any(buf, exact, kind, name, first_line)
+            starts, ends, lines, n_lines = split
+            lines = lines + first_line
+            padded = np.concatenate((buf, np.zeros(16, dtype=np.uint8)))
+            for out, (field, convert) in zip(cols.fields, fields.items()):
+                out.append(convert(padded, starts[field], ends[field], lines, name))
+            cols.lines.append(lines)
+            if exact is None and len(lines):
+                cols.last_tokens.append(chunk[starts[5][-1]: ends[5][-1]])
+            first_line += n_lines
     finally:
         if owned:
             stream.close()
     return name, cols
 
 
-def _split_chunk(chunk: bytes, first_line: int, fields: tuple[int, ...], exact: int | None,
-                 kind: str, name: str, cols: _Columns) -> int:
-    """Split one block of lines; append its fields to `cols`; return the next line number."""
-    buf = np.frombuffer(chunk, dtype=np.uint8)
+Split = tuple[list[np.ndarray], list[np.ndarray], np.ndarray, int]
+
+
+def _split_regular(buf: np.ndarray, width: int) -> Split | None:
+    """The common layout, fast: every line `width` fields apart by single spaces, no comments.
+
+    Returns None when the block is laid out any other way."""
+    separators = np.flatnonzero(buf <= 32)
+    if len(separators) % width:
+        return None
+    grid = separators.reshape(-1, width)
+    if not ((buf[grid[:, -1]] == _NEWLINE).all() and (buf[grid[:, :-1]] == 32).all()):
+        return None
+    line_starts = np.concatenate(([0], grid[:-1, -1] + 1))
+    starts = np.concatenate((line_starts[:, None], grid[:, :-1] + 1), axis=1)
+    if not (grid > starts).all() or (buf[line_starts] == _HASH).any():
+        return None
+    n = len(grid)
+    return ([starts[:, j] for j in range(width)], [grid[:, j] for j in range(width)],
+            np.arange(n, dtype=np.int64), n)
+
+
+def _split_any(buf: np.ndarray, exact: int | None, kind: str, name: str, first_line: int) -> Split:
+    """Any whitespace, blank and comment lines: the reference reader's rules, checked."""
     newlines = np.flatnonzero(buf == _NEWLINE)
-    n_lines = len(newlines) + (0 if chunk.endswith(b"\n") else 1)
-    line_starts = np.concatenate(([0], newlines + 1))[:n_lines]
-    if chunk.find(b"\0") >= 0:
-        bad = int(np.searchsorted(newlines, chunk.find(b"\0")))
-        raise TrecgainError("NUL byte in line", name, first_line + bad)
+    n_lines = len(newlines)
+    line_starts = np.concatenate(([0], newlines[:-1] + 1))
+    nul = np.flatnonzero(buf == 0)
+    if len(nul):
+        raise TrecgainError("NUL byte in line", name, first_line + int(np.searchsorted(newlines, nul[0])))
     space = _SPACE[buf]
     solid = ~space
     starts = np.flatnonzero(solid & np.concatenate(([True], space[:-1])))
     ends = np.flatnonzero(solid & np.concatenate((space[1:], [True]))) + 1
-    token_line = np.searchsorted(newlines, starts)
+    line_of_byte = np.cumsum(buf == _NEWLINE, dtype=np.int32)
+    token_line = line_of_byte[starts]
     comment = buf[line_starts] == _HASH
     keep = ~comment[token_line]
     starts, ends, token_line = starts[keep], ends[keep], token_line[keep]
@@ -200,15 +232,9 @@ def _split_chunk(chunk: bytes, first_line: int, fields: tuple[int, ...], exact: 
     _check_field_counts(counts, comment, exact, kind, name, first_line)
     data_lines = np.flatnonzero(counts > 0)
     first_token = (np.cumsum(counts) - counts)[data_lines]
-    padded = np.concatenate((buf, np.zeros(_max_len(starts, ends), dtype=np.uint8)))
-    for out, field in zip(cols.fields, fields):
-        index = first_token + field
-        out.append(_gather(padded, starts[index], ends[index]))
-    cols.lines.append(data_lines + first_line)
-    if exact is None and len(data_lines):
-        tag = first_token[-1] + 5
-        cols.last_tokens.append(chunk[starts[tag]: ends[tag]])
-    return first_line + n_lines
+    width = exact or 6
+    return ([starts[first_token + j] for j in range(width)], [ends[first_token + j] for j in range(width)],
+            data_lines.astype(np.int64), n_lines)
 
 
 def _check_field_counts(counts: np.ndarray, comment: np.ndarray, exact: int | None, kind: str,
@@ -227,16 +253,14 @@ def _check_field_counts(counts: np.ndarray, comment: np.ndarray, exact: int | No
         raise TrecgainError(f"malformed {kind} line: {what}, expected {want} ({form})", name, first_line + i)
 
 
-def _max_len(starts: np.ndarray, ends: np.ndarray) -> int:
-    return int((ends - starts).max()) if len(starts) else 1
-
-
-def _gather(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def _as_text(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray, name: str) -> np.ndarray:
     """Byte strings buf[start:end] as a numpy 'S' array, without a Python object per string."""
     if len(starts) == 0:
         return np.zeros(0, dtype="S1")
     lengths = ends - starts
     width = int(lengths.max())
+    if len(padded) < int(starts.max()) + width:
+        padded = np.concatenate((padded, np.zeros(width, dtype=np.uint8)))
     windows = np.lib.stride_tricks.sliding_window_view(padded, width)
     matrix = windows[starts]
     matrix[np.arange(width) >= lengths[:, None]] = 0
@@ -256,24 +280,63 @@ def _bytes_matrix(text: np.ndarray) -> np.ndarray:
     return text.view(np.uint8).reshape(len(text), text.dtype.itemsize)
 
 
-def _parse_scores(text: np.ndarray, lines: np.ndarray, name: str) -> np.ndarray:
-    """Decimal scores (`12.5`, `-3`, `1e-05`); anything else names its line."""
-    ok = _SCORE_CHARS[_bytes_matrix(text)].all(axis=1)
-    if not ok.all():
-        _bad_number(text, lines, name, np.flatnonzero(~ok)[0], "score")
-    try:
-        return text.astype(np.float64)
-    except ValueError:
-        for i, token in enumerate(text):
-            try:
-                float(token)
-            except ValueError:
-                _bad_number(text, lines, name, i, "score")
-        raise
+_POW10 = 10.0 ** np.arange(23)
 
 
-def _parse_grades(text: np.ndarray, lines: np.ndarray, name: str) -> np.ndarray:
+def _parse_scores(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray,
+                  name: str) -> np.ndarray:
+    """Decimal scores (`12.5`, `-3`, `1e-05`); anything else names its line.
+
+    Plain decimals of up to 15 digits are exact as integer / 10**k (one correctly rounded
+    division, the same double as strtod); others go through Python's float parser."""
+    text = _as_text(padded, starts, ends, lines, name)
+    matrix = _bytes_matrix(text)
+    if not _SCORE_CHARS[matrix].all():
+        bad = ~_SCORE_CHARS[matrix].all(axis=1)
+        _bad_number(text, lines, name, int(np.flatnonzero(bad)[0]), "score")
+    values, fast = _plain_decimals(matrix)
+    slow = np.flatnonzero(~fast)
+    if len(slow):
+        try:
+            values[slow] = text[slow].astype(np.float64)
+        except ValueError:
+            for i in slow:
+                try:
+                    float(text[i])
+                except ValueError:
+                    _bad_number(text, lines, name, int(i), "score")
+            raise
+    return values
+
+
+def _plain_decimals(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Values of `[-+]digits[.digits]` rows, and which rows had that form (<= 15 digits)."""
+    n = len(matrix)
+    mantissa = np.zeros(n, dtype=np.int64)
+    digits = np.zeros(n, dtype=np.int64)
+    decimals = np.zeros(n, dtype=np.int64)
+    dots = np.zeros(n, dtype=np.int64)
+    first = matrix[:, 0] if matrix.shape[1] else np.zeros(n, np.uint8)
+    signed = (first == ord("-")) | (first == ord("+"))
+    other = np.zeros(n, dtype=bool)
+    for j in range(matrix.shape[1]):
+        c = matrix[:, j]
+        is_digit = (c >= 48) & (c <= 57)
+        mantissa = np.where(is_digit, mantissa * 10 + (c.astype(np.int64) - 48), mantissa)
+        digits += is_digit
+        decimals += is_digit & (dots > 0)
+        dots += c == 46
+        if j:
+            other |= (c != 0) & ~is_digit & (c != 46)
+    fast = ~other & (dots <= 1) & (digits > 0) & (digits <= 15)
+    values = mantissa / _POW10[np.minimum(decimals, 22)]
+    return np.where(first == ord("-"), -values, values), fast & (signed | ((first >= 48) & (first <= 57)) | (first == 46))
+
+
+def _parse_grades(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray,
+                  name: str) -> np.ndarray:
     """Integer grades, optionally signed; anything else (`2.5`, `yes`) names its line."""
+    text = _as_text(padded, starts, ends, lines, name)
     matrix = _bytes_matrix(text)
     first = matrix[:, 0]
     signed = (first == ord("-")) | (first == ord("+"))

@@ -8,6 +8,7 @@ differently, so sums here are sequential cumsums along the rows of a padded matr
 from __future__ import annotations
 
 import math
+from typing import Iterator
 
 import numpy as np
 
@@ -23,24 +24,34 @@ def positions(offsets: np.ndarray) -> np.ndarray:
     return np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
 
 
+def buckets(offsets: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Group segments of similar length (within 2x) for padded-matrix work.
+
+    Yields (elements, row, column): element indices of the group's segments, and where each
+    element sits in a (segments x longest) matrix."""
+    lengths = np.diff(offsets)
+    if offsets[-1] == 0:
+        return
+    bucket = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
+    pos = positions(offsets)
+    kinds = np.unique(bucket[lengths > 0])
+    element_bucket = np.repeat(bucket, lengths) if len(kinds) > 1 else None
+    for b in kinds:
+        segs = np.flatnonzero((bucket == b) & (lengths > 0))
+        elements = np.arange(offsets[-1]) if element_bucket is None else np.flatnonzero(element_bucket == b)
+        row = np.repeat(np.arange(len(segs)), lengths[segs])
+        yield elements, row, pos[elements]
+
+
 def cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Inclusive prefix sums within each segment, added strictly left to right."""
     out = np.empty(len(values), dtype=np.float64)
-    lengths = np.diff(offsets)
-    if len(values) == 0:
-        return out
-    # Segments of similar length share a padded matrix; zeros after the end change nothing.
-    bucket = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
-    element_bucket = np.repeat(bucket, lengths)
-    pos = positions(offsets)
-    for b in np.unique(bucket[lengths > 0]):
-        segs = np.flatnonzero((bucket == b) & (lengths > 0))
-        elements = np.flatnonzero(element_bucket == b)
-        row = np.repeat(np.arange(len(segs)), lengths[segs])
-        matrix = np.zeros((len(segs), int(lengths[segs].max())), dtype=np.float64)
-        matrix[row, pos[elements]] = values[elements]
+    for elements, row, column in buckets(offsets):
+        # zeros after a segment's end change nothing
+        matrix = np.zeros((int(row[-1]) + 1, int(column.max()) + 1), dtype=np.float64)
+        matrix[row, column] = values[elements]
         np.cumsum(matrix, axis=1, out=matrix)
-        out[elements] = matrix[row, pos[elements]]
+        out[elements] = matrix[row, column]
     return out
 
 
