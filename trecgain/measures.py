@@ -294,6 +294,10 @@ REGISTRY: tuple[Measure, ...] = (
 BY_NAME = {m.name: m for m in REGISTRY}
 NICKNAMES = {"gain": tuple(m.name for m in REGISTRY)}
 TREC_EVAL_SETS = ("all_trec", "official", "all_qrels", "qrels_jg", "all_prefs", "set", "trec_results")
+OTHER_TREC_EVAL = {"map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall",
+                   "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "map_cut", "relative_P", "success",
+                   "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp",
+                   "rbp_resid", "unj", "yaap", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"}
 
 
 @dataclass
@@ -340,6 +344,9 @@ def _unknown(name: str) -> str:
     if name in TREC_EVAL_SETS:
         return (f"measure set '{name}' includes trec_eval measures trecgain does not compute "
                 f"(map, P, recall, ...); trecgain computes: {', '.join(BY_NAME)} (or 'gain' for all)")
+    if name in OTHER_TREC_EVAL:
+        return (f"'{name}' is not a gain measure: trecgain computes {', '.join(BY_NAME)} "
+                f"(use trec_eval for {name})")
     import difflib
 
     close = difflib.get_close_matches(name, list(BY_NAME) + list(NICKNAMES), n=3, cutoff=0.5)
