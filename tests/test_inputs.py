@@ -77,7 +77,8 @@ def test_missing_files(tmp_path):
 
 
 @pytest.mark.parametrize("args, what", [
-    (["-m", "map"], "unknown measure 'map'"),
+    (["-m", "map"], "'map' is not a gain measure"),
+    (["-m", "nDCG@10"], "unknown measure 'nDCG@10'"),
     (["-m", "ndgc"], "did you mean ndcg"),
     (["-m", "all_trec"], "does not compute"),
     (["-m", "ndcg_cut.0,2"], "positive"),

@@ -29,6 +29,7 @@ class Context:
         self.query = seg.segment_ids(labeled.offsets)
         self.position = seg.positions(labeled.offsets)
         self.lengths = np.diff(labeled.offsets)
+        self.layout = seg.Layout(labeled.offsets)
         self._memo: dict[Any, Any] = {}
 
     def _once(self, key: Any, make: Callable[[], Any]) -> Any:
@@ -39,11 +40,14 @@ class Context:
     def gains(self, spec: GainSpec | None) -> Gains:
         return self._once(("gains", spec), lambda: compute_gains(self.labeled, spec))
 
+    def ideal_layout(self, spec: GainSpec | None) -> seg.Layout:
+        return self._once(("ideal layout", spec), lambda: seg.Layout(self.gains(spec).ideal_offsets))
+
     def dcg_prefix(self, spec: GainSpec | None) -> np.ndarray:
         """Discounted gain summed down each ranking, in rank order."""
         def make() -> np.ndarray:
             log2 = seg.log2_of_integers(int(self.position.max(initial=0)) + 3)
-            return seg.cumsum(self.gains(spec).ranked / log2[self.position + 2], self.offsets)
+            return self.layout.cumsum(self.gains(spec).ranked / log2[self.position + 2])
         return self._once(("dcg", spec), make)
 
     def ideal_prefix(self, spec: GainSpec | None) -> np.ndarray:
@@ -52,7 +56,7 @@ class Context:
             g = self.gains(spec)
             pos = seg.positions(g.ideal_offsets)
             log2 = seg.log2_of_integers(int(pos.max(initial=0)) + 3)
-            return seg.cumsum(g.ideal / log2[pos + 2], g.ideal_offsets)
+            return self.ideal_layout(spec).cumsum(g.ideal / log2[pos + 2])
         return self._once(("idcg", spec), make)
 
     def num_rel(self) -> np.ndarray:
@@ -111,7 +115,7 @@ def ndcg_rel(ctx: Context, spec: GainSpec | None) -> list[np.ndarray]:
     ideal_here = seg.take(ideal, g.ideal_offsets, ctx.query, np.minimum(ctx.position, num_ideal[ctx.query] - 1))
     positive = g.ranked > 0
     terms = np.where(positive, _divide(actual, ideal_here), 0.0)
-    total = seg.last(seg.cumsum(terms, ctx.offsets), ctx.offsets)
+    total = seg.last(ctx.layout.cumsum(terms), ctx.offsets)
     missed = (num_ideal - _per_query_count(ctx, positive)).astype(np.float64)
     final_actual = seg.last(actual, ctx.offsets)
     final_ideal = seg.last(ideal, g.ideal_offsets)
@@ -159,13 +163,13 @@ def gain_g(ctx: Context, spec: GainSpec | None) -> list[np.ndarray]:
     ideal_here = np.zeros(len(ctx.position))
     ideal_here[inside] = g.ideal[g.ideal_offsets[:-1][ctx.query[inside]] + ctx.position[inside]]
     cost = np.where(inside & (ideal_here >= 1.0), ideal_here, 1.0)
-    sum_results = seg.cumsum(g.ranked, ctx.offsets)
-    sum_cost = seg.cumsum(cost, ctx.offsets)
+    sum_results = ctx.layout.cumsum(g.ranked)
+    sum_cost = ctx.layout.cumsum(cost)
     nonzero = np.flatnonzero(g.ranked != 0)
     terms = np.zeros(len(g.ranked))
     terms[nonzero] = _divide(g.ranked[nonzero], seg.c_log2((2 + sum_cost[nonzero]) - sum_results[nonzero]))
-    results_g = seg.last(seg.cumsum(terms, ctx.offsets), ctx.offsets)
-    sum_ideal = seg.last(seg.cumsum(g.ideal, g.ideal_offsets), g.ideal_offsets)
+    results_g = seg.last(ctx.layout.cumsum(terms), ctx.offsets)
+    sum_ideal = seg.last(ctx.ideal_layout(spec).cumsum(g.ideal), g.ideal_offsets)
     return [np.where(sum_ideal > 0, _divide(results_g, sum_ideal), 0.0)]
 
 
@@ -177,7 +181,7 @@ def bin_g(ctx: Context, _: Any = None) -> list[np.ndarray]:
     k = 3 + ctx.position - so_far
     log2 = seg.log2_of_integers(int(k.max(initial=2)) + 1)
     terms = np.where(relevant, _divide(1.0, log2[np.maximum(k, 2)]), 0.0)
-    total = seg.last(seg.cumsum(terms, ctx.offsets), ctx.offsets)
+    total = seg.last(ctx.layout.cumsum(terms), ctx.offsets)
     found = _per_query_count(ctx, relevant)
     return [np.where(found > 0, _divide(total, ctx.num_rel().astype(np.float64)), 0.0)]
 

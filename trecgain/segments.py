@@ -43,16 +43,36 @@ def buckets(offsets: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.nd
         yield elements, row, pos[elements]
 
 
+class Layout:
+    """Where a CSR array's elements sit in padded (segments x length) matrices.
+
+    Built once per set of offsets and reused by every sum over them.  When all segments
+    have the same length (the usual run) the matrix is a reshape and nothing moves."""
+
+    def __init__(self, offsets: np.ndarray):
+        self.offsets = offsets
+        lengths = np.diff(offsets)
+        self.size = int(offsets[-1])
+        self.width = int(lengths[0]) if len(lengths) and self.size and (lengths == lengths[0]).all() else 0
+        self.groups = [] if self.width else list(buckets(offsets))
+
+    def cumsum(self, values: np.ndarray) -> np.ndarray:
+        """Inclusive prefix sums within each segment, added strictly left to right."""
+        if self.width:
+            return np.cumsum(values.reshape(-1, self.width), axis=1, dtype=np.float64).ravel()
+        out = np.empty(self.size, dtype=np.float64)
+        for elements, row, column in self.groups:
+            # zeros after a segment's end change nothing
+            matrix = np.zeros((int(row[-1]) + 1, int(column.max()) + 1), dtype=np.float64)
+            matrix[row, column] = values[elements]
+            np.cumsum(matrix, axis=1, out=matrix)
+            out[elements] = matrix[row, column]
+        return out
+
+
 def cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Inclusive prefix sums within each segment, added strictly left to right."""
-    out = np.empty(len(values), dtype=np.float64)
-    for elements, row, column in buckets(offsets):
-        # zeros after a segment's end change nothing
-        matrix = np.zeros((int(row[-1]) + 1, int(column.max()) + 1), dtype=np.float64)
-        matrix[row, column] = values[elements]
-        np.cumsum(matrix, axis=1, out=matrix)
-        out[elements] = matrix[row, column]
-    return out
+    return Layout(offsets).cumsum(values)
 
 
 def last(prefix: np.ndarray, offsets: np.ndarray, empty: float = 0.0) -> np.ndarray:
