@@ -47,3 +47,15 @@ def test_full_measure_sets_are_refused_clearly(case_id: str) -> None:
     outcome = run_cli(args, stdin)
     assert outcome.rc != 0 and outcome.stdout == b""
     assert "does not compute" in outcome.stderr
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case_id", [c for c in GAIN_CASES if c.startswith("r")][::4])
+def test_case_in_tiny_batches(case_id: str, mode: str, monkeypatch) -> None:
+    """Queries are ranked and measured a batch at a time; batches of a query or two must
+    print the same bytes."""
+    import trecgain.rank
+
+    monkeypatch.setattr(trecgain.rank, "BATCH_ROWS", 3)
+    args, stdin = case_invocation(case_id, mode)
+    check(run_cli(args, stdin), load_case(case_id)["expect"][mode], case_id)

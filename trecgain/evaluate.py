@@ -105,18 +105,24 @@ class Evaluator:
     def evaluate(self, run: Source | Run) -> Result:
         """Evaluate one run (a path, '-', an open file, a Run, or {qid: {docno: score}})."""
         run = run if isinstance(run, Run) else read_run(run)
-        ranking = rank(run, self.qrels, max_docs=self.max_docs, compat=self.compat, complete=self.complete,
-                       empty_ok=self.complete and self._follows_10())
-        labeled = label(ranking, run, self.qrels, relevance_level=self.relevance_level,
-                        judged_only=self.judged_only, depth=depth_needed(self.requests))
+        depth = depth_needed(self.requests)
+        batches = []
+        for ranking in rank(run, self.qrels, max_docs=self.max_docs, compat=self.compat, complete=self.complete,
+                            empty_ok=self.complete and self._follows_10()):
+            labeled = label(ranking, run, self.qrels, relevance_level=self.relevance_level,
+                            judged_only=self.judged_only, depth=depth)
+            batches.append((labeled.qids, labeled.in_run, compute(self.requests, labeled)))
+        qids = [q for b in batches for q in b[0]]
+        in_run = np.concatenate([b[1] for b in batches])
         lines = []
-        for request, values in compute(self.requests, labeled):
+        for i, request in enumerate(self.requests):
             m = request.measure
-            for name, v in zip(request.lines, values):
+            for j, name in enumerate(request.lines):
+                v = np.concatenate([b[2][i][1][j] for b in batches])
                 if self.complete and m.complete_summary is not None:
                     summary = m.complete_summary(self.qrels)
                 else:
-                    summary = summarize(v, m.summary, labeled.num_queries, run.tag)
+                    summary = summarize(v, m.summary, len(qids), run.tag)
                 lines.append(Line(name, m.value, m.per_query, v, summary))
-        printed = labeled.in_run | self._follows_10()
-        return Result(list(labeled.qids), printed, lines, _text(run.tag))
+        printed = in_run | self._follows_10()
+        return Result(qids, printed, lines, _text(run.tag))

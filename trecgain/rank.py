@@ -8,6 +8,7 @@ in float32 tie.  A document retrieved twice within the kept ranks is an error.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
@@ -16,9 +17,12 @@ from .read import Qrels, Run
 from .segments import buckets
 
 
+BATCH_ROWS = 1 << 20
+
+
 @dataclass
 class Ranking:
-    """All evaluated queries' rankings as one CSR array of run rows."""
+    """Some evaluated queries' rankings as one CSR array of run rows."""
 
     qids: np.ndarray  # S: evaluated queries, in qrels (byte) order
     qrels_index: np.ndarray  # int64: each evaluated query's index in Qrels.qids
@@ -28,23 +32,27 @@ class Ranking:
 
 
 def rank(run: Run, qrels: Qrels, *, max_docs: int | None = None, compat: str = "10",
-         complete: bool = False, empty_ok: bool = False) -> Ranking:
-    """Rank every query of the run that the qrels judge (all qrels queries with `complete`).
+         complete: bool = False, empty_ok: bool = False, batch_rows: int | None = None) -> Iterator[Ranking]:
+    """Rank every query of the run that the qrels judge (all qrels queries with `complete`),
+    a batch of queries at a time, in qrels order, so no array spans the whole run twice.
 
     No query in both files is an error unless `empty_ok` (trec_eval 10 with -c).
     """
     query = _qrels_index(run.qids, qrels.qids)
-    scores = run.scores.astype(np.float32).astype(np.float64) if compat == "9" else run.scores
-    order = _sort(np.flatnonzero(query >= 0), query, scores, run.docnos)
-    counts = np.bincount(query[order], minlength=len(qrels.qids))
-    if not counts.any() and not empty_ok:
+    scores = run.scores.astype(np.float32) if compat == "9" else run.scores
+    source, start, count = _group_by_query(query, len(qrels.qids))
+    if not count.any() and not empty_ok:
         raise TrecgainError("no query has both results and judgments", run.source)
-    evaluated = np.flatnonzero((counts > 0) | complete)
-    offsets = np.concatenate(([0], np.cumsum(counts)))
-    rows, kept = _truncate(order, offsets, counts, max_docs)
-    kept_offsets = np.concatenate(([0], np.cumsum(kept[evaluated]))).astype(np.int64)
-    _check_duplicates(run, kept_offsets, rows)
-    return Ranking(qrels.qids[evaluated], evaluated, counts[evaluated] > 0, kept_offsets, rows)
+    evaluated = np.flatnonzero((count > 0) | complete)
+    for batch in _batches(count[evaluated], batch_rows or BATCH_ROWS):
+        queries = evaluated[batch]
+        lengths = count[queries]
+        offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        rows = source[_ranges(start[queries], lengths)]
+        rows = _sort(rows, offsets, scores, run.docnos)
+        rows, offsets = _truncate(rows, offsets, max_docs)
+        _check_duplicates(run, offsets, rows)
+        yield Ranking(qrels.qids[queries], queries, lengths > 0, offsets, rows)
 
 
 def _qrels_index(run_qids: np.ndarray, qrels_qids: np.ndarray) -> np.ndarray:
@@ -53,33 +61,61 @@ def _qrels_index(run_qids: np.ndarray, qrels_qids: np.ndarray) -> np.ndarray:
     head_qids = run_qids[heads]
     pos = np.searchsorted(qrels_qids, head_qids)
     found = qrels_qids[np.minimum(pos, len(qrels_qids) - 1)] == head_qids
-    per_segment = np.where(found, pos, -1)
+    per_segment = np.where(found, pos, -1).astype(np.int32)
     return np.repeat(per_segment, np.diff(np.append(heads, len(run_qids))))
 
 
-def _sort(rows: np.ndarray, query: np.ndarray, scores: np.ndarray, docnos: np.ndarray) -> np.ndarray:
-    """Rows ordered by (query, score descending, docno descending)."""
-    q, s = query[rows], scores[rows]
-    heads = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1]))) if len(q) else np.zeros(0, np.int64)
-    contiguous = len(np.unique(q[heads])) == len(heads)
-    descending = ((q[1:] != q[:-1]) | (s[1:] <= s[:-1])).all()
-    if contiguous and descending:  # the usual run: only the queries need reordering
-        perm = _order_segments(heads, len(q), np.argsort(q[heads], kind="stable"))
-    else:
+def _group_by_query(query: np.ndarray, num_queries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows grouped by query: (source, start, count) such that query q's rows are
+    source[start[q] : start[q] + count[q]], in file order.  A run whose queries are each
+    written in one piece (nearly all) needs no sort: source is then the identity."""
+    heads = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
+    head_query = query[heads]
+    lengths = np.diff(np.append(heads, len(query)))
+    known = head_query >= 0
+    count = np.bincount(head_query[known], weights=lengths[known], minlength=num_queries).astype(np.int64)
+    if len(np.unique(head_query[known])) == known.sum():
+        start = np.zeros(num_queries, dtype=np.int64)
+        start[head_query[known]] = heads[known]
+        return np.arange(len(query), dtype=np.int64), start, count
+    source = np.argsort(np.where(query >= 0, query, num_queries), kind="stable")
+    start = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
+    return source, start, count
+
+
+def _batches(lengths: np.ndarray, batch_rows: int) -> Iterator[slice]:
+    """Consecutive slices of queries holding about batch_rows rows each."""
+    ends = np.cumsum(lengths)
+    first = 0
+    while first < len(lengths):
+        base = ends[first - 1] if first else 0
+        last = int(np.searchsorted(ends, base + batch_rows, side="right"))
+        last = max(last, first + 1)
+        yield slice(first, last)
+        first = last
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenated arange(start, start + length) for each pair."""
+    total = int(lengths.sum())
+    out_starts = np.cumsum(lengths) - lengths
+    return np.repeat(starts - out_starts, lengths) + np.arange(total, dtype=np.int64)
+
+
+def _sort(rows: np.ndarray, offsets: np.ndarray, scores: np.ndarray, docnos: np.ndarray) -> np.ndarray:
+    """Each query's rows ordered by score descending, then docno descending."""
+    s = scores[rows]
+    boundary = np.zeros(len(rows) + 1, dtype=bool)
+    boundary[offsets[1:-1]] = True  # a query starts here
+    boundary = boundary[: len(rows)]
+    if not (boundary[1:] | (s[1:] <= s[:-1])).all():
+        q = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
         perm = np.lexsort((-s, q))
-    rows, q, s = rows[perm], q[perm], s[perm]
-    tie = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
+        rows, s = rows[perm], s[perm]
+    tie = ~boundary[1:] & (s[1:] == s[:-1])
     if tie.any():
         rows = _break_ties(rows, tie, docnos)
     return rows
-
-
-def _order_segments(heads: np.ndarray, n: int, order: np.ndarray) -> np.ndarray:
-    """The permutation that lays contiguous segments out in the given order."""
-    lengths = np.diff(np.append(heads, n))[order]
-    starts = heads[order]
-    out_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    return np.repeat(starts - out_starts, lengths) + np.arange(n)
 
 
 def _break_ties(rows: np.ndarray, tie: np.ndarray, docnos: np.ndarray) -> np.ndarray:
@@ -96,13 +132,14 @@ def _break_ties(rows: np.ndarray, tie: np.ndarray, docnos: np.ndarray) -> np.nda
     return rows
 
 
-def _truncate(order: np.ndarray, offsets: np.ndarray, counts: np.ndarray,
-              max_docs: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Keep the first max_docs rows of each query; return the rows and per-query counts."""
-    if max_docs is None or counts.max(initial=0) <= max_docs:
-        return order, counts
-    position = np.arange(len(order)) - np.repeat(offsets[:-1], counts)
-    return order[position < max_docs], np.minimum(counts, max_docs)
+def _truncate(rows: np.ndarray, offsets: np.ndarray, max_docs: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Keep the first max_docs rows of each query."""
+    lengths = np.diff(offsets)
+    if max_docs is None or lengths.max(initial=0) <= max_docs:
+        return rows, offsets
+    position = np.arange(len(rows)) - np.repeat(offsets[:-1], lengths)
+    kept = np.minimum(lengths, max_docs)
+    return rows[position < max_docs], np.concatenate(([0], np.cumsum(kept))).astype(np.int64)
 
 
 def _check_duplicates(run: Run, offsets: np.ndarray, rows: np.ndarray) -> None:
