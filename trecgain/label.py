@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .rank import Ranking, hash_ids
-from .read import Qrels, Run
+from .rank import Ranking
+from .read import Qrels, Run, doc_keys
 from .segments import positions
 
 NOT_IN_QRELS = -1
@@ -67,34 +67,25 @@ def _lookup(query: np.ndarray, docnos: np.ndarray, qrels: Qrels) -> np.ndarray:
     values = np.full(len(docnos), NOT_IN_QRELS, dtype=np.int64)
     if len(docnos) == 0:
         return values
-    width = max(docnos.dtype.itemsize, qrels.docnos.dtype.itemsize)
-    qrels_query = np.repeat(np.arange(len(qrels.qids)), np.diff(qrels.offsets))
-    qrels_key = _key(qrels_query, hash_ids(qrels.docnos, width))
-    order = np.argsort(qrels_key, kind="stable")
-    sorted_key = qrels_key[order]
-    key = _key(query, hash_ids(docnos, width))
-    pos = np.minimum(np.searchsorted(sorted_key, key), len(sorted_key) - 1)
-    candidate = order[pos]
-    hit = (sorted_key[pos] == key) & (qrels_query[candidate] == query) & (qrels.docnos[candidate] == docnos)
-    unsure = (sorted_key[pos] == key) & ~hit
-    grades = qrels.grades[candidate[hit]]
-    values[hit] = np.where(grades >= 0, grades, UNJUDGED)
-    if unsure.any():  # a hash collision: settle those rows exactly
-        for i in np.flatnonzero(unsure):
-            values[i] = _exact(qrels, int(query[i]), docnos[i])
+    key = doc_keys(query, docnos)
+    pos = np.minimum(np.searchsorted(qrels.keys, key), len(qrels.keys) - 1)
+    found = qrels.keys[pos] == key
+    candidate = qrels.key_rows[pos[found]]
+    same = qrels.docnos[candidate] == docnos[found]
+    rows = np.flatnonzero(found)
+    grades = qrels.grades[candidate[same]]
+    values[rows[same]] = np.where(grades >= 0, grades, UNJUDGED)
+    for i in rows[~same]:  # a hash collision: settle that row exactly
+        values[i] = _exact(qrels, int(query[i]), docnos[i])
     return values
-
-
-def _key(query: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
-    return doc_hash ^ (query.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
 
 def _exact(qrels: Qrels, q: int, docno: bytes) -> int:
     lo, hi = qrels.offsets[q], qrels.offsets[q + 1]
-    i = lo + int(np.searchsorted(qrels.docnos[lo:hi], docno))
-    if i < hi and qrels.docnos[i] == docno:
-        grade = int(qrels.grades[i])
-        return grade if grade >= 0 else UNJUDGED
+    for i in range(lo, hi):
+        if qrels.docnos[i] == docno:
+            grade = int(qrels.grades[i])
+            return grade if grade >= 0 else UNJUDGED
     return NOT_IN_QRELS
 
 

@@ -13,7 +13,7 @@ from typing import Iterator
 import numpy as np
 
 from .errors import TrecgainError
-from .read import Qrels, Run
+from .read import Qrels, Run, hash_ids
 from .segments import buckets
 
 
@@ -169,24 +169,6 @@ def _report_duplicate(run: Run, rows: np.ndarray, segment: np.ndarray) -> None:
                 f"document '{_text(run.docnos[a])}' retrieved twice for query '{_text(run.qids[a])}' "
                 f"(first at line {first})", run.source, second)
         seen[key] = rows[i]
-
-
-def hash_ids(ids: np.ndarray, width: int | None = None) -> np.ndarray:
-    """A 64-bit hash of each byte string; equal strings (at equal `width`) hash equal."""
-    width = width or ids.dtype.itemsize
-    words = -(-width // 8)
-    matrix = np.zeros((len(ids), words * 8), dtype=np.uint8)
-    matrix[:, : ids.dtype.itemsize] = ids.view(np.uint8).reshape(len(ids), ids.dtype.itemsize)
-    as_words = matrix.view(np.uint64)
-    h = np.full(len(ids), 0x9E3779B97F4A7C15, dtype=np.uint64)
-    for j in range(words):  # splitmix64's finaliser over each 8-byte word
-        h ^= as_words[:, j]
-        h ^= h >> np.uint64(30)
-        h *= np.uint64(0xBF58476D1CE4E5B9)
-        h ^= h >> np.uint64(27)
-        h *= np.uint64(0x94D049BB133111EB)
-        h ^= h >> np.uint64(31)
-    return h
 
 
 def _text(value: bytes) -> str:

@@ -36,13 +36,15 @@ _DIGITS[[0, *b"0123456789"]] = True
 
 @dataclass
 class Qrels:
-    """Judgments sorted by (qid, docno) in byte order, one CSR segment per query."""
+    """Judgments grouped by query (queries in byte order), with a hash index for joins."""
 
     source: str
     qids: np.ndarray  # S: distinct query ids, byte order
     offsets: np.ndarray  # int64, len(qids) + 1
     docnos: np.ndarray  # S: per judgment
     grades: np.ndarray  # int64: per judgment
+    keys: np.ndarray  # uint64: doc_key(query, docno) of each judgment, sorted
+    key_rows: np.ndarray  # int64: the judgment behind each sorted key
 
 
 @dataclass
@@ -359,19 +361,48 @@ def _bad_number(text: np.ndarray, lines: np.ndarray, name: str, i: int, what: st
 
 
 def _make_qrels(name: str, qids: np.ndarray, docnos: np.ndarray, grades: np.ndarray, lines: np.ndarray) -> Qrels:
-    """Sort judgments by (qid, docno) and reject a document judged twice for one query."""
-    order = np.lexsort((docnos, qids))
-    qids, docnos, grades, lines = qids[order], docnos[order], grades[order], lines[order]
-    same = (qids[1:] == qids[:-1]) & (docnos[1:] == docnos[:-1])
-    if same.any():
-        i = int(np.flatnonzero(same)[0])
-        first, second = sorted((int(lines[i]), int(lines[i + 1])))
-        raise TrecgainError(
-            f"document '{_text(docnos[i])}' judged twice for query '{_text(qids[i])}' (first at line {first})",
-            name, second)
+    """Group judgments by query, index them by (query, docno) hash, reject a document judged twice."""
+    if not (qids[1:] >= qids[:-1]).all():
+        order = np.argsort(qids, kind="stable")
+        qids, docnos, grades, lines = qids[order], docnos[order], grades[order], lines[order]
     heads = np.flatnonzero(np.concatenate(([True], qids[1:] != qids[:-1])))
     offsets = np.append(heads, len(qids)).astype(np.int64)
-    return Qrels(name, qids[heads], offsets, docnos, grades)
+    query = np.repeat(np.arange(len(heads)), np.diff(offsets))
+    keys = doc_keys(query, docnos)
+    key_rows = np.argsort(keys, kind="stable")
+    keys = keys[key_rows]
+    for i in np.flatnonzero(keys[1:] == keys[:-1]):
+        a, b = key_rows[i], key_rows[i + 1]
+        if query[a] == query[b] and docnos[a] == docnos[b]:
+            first, second = sorted((int(lines[a]), int(lines[b])))
+            raise TrecgainError(f"document '{_text(docnos[a])}' judged twice for query '{_text(qids[a])}' "
+                                f"(first at line {first})", name, second)
+    return Qrels(name, qids[heads], offsets, docnos, grades, keys, key_rows)
+
+
+def hash_ids(ids: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each byte string, whatever the array's width (no string holds a NUL)."""
+    width = ids.dtype.itemsize
+    words = -(-width // 8)
+    matrix = np.zeros((len(ids), words * 8), dtype=np.uint8)
+    matrix[:, :width] = ids.view(np.uint8).reshape(len(ids), width)
+    as_words = matrix.view(np.uint64)
+    h = np.full(len(ids), 0x9E3779B97F4A7C15, dtype=np.uint64)
+    for j in range(words):  # splitmix64's finaliser over each 8-byte word; all-NUL words are padding
+        w = as_words[:, j]
+        mixed = h ^ w
+        mixed ^= mixed >> np.uint64(30)
+        mixed *= np.uint64(0xBF58476D1CE4E5B9)
+        mixed ^= mixed >> np.uint64(27)
+        mixed *= np.uint64(0x94D049BB133111EB)
+        mixed ^= mixed >> np.uint64(31)
+        h = mixed if j == 0 else np.where(w != 0, mixed, h)
+    return h
+
+
+def doc_keys(query: np.ndarray, docnos: np.ndarray) -> np.ndarray:
+    """One 64-bit key per (query index, docno) pair."""
+    return hash_ids(docnos) ^ (query.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
 
 def _text(value: bytes) -> str:
