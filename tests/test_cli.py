@@ -97,3 +97,24 @@ def test_real_process_example_and_broken_pipe():
                           shell=True, capture_output=True, cwd=ROOT)
     assert proc.stdout.count(b"\n") == 1
     assert b"Traceback" not in proc.stderr
+
+
+def test_several_runs_print_in_turn_and_jobs_agree(tmp_path):
+    other = tmp_path / "other.txt"
+    other.write_bytes(b"".join(line.replace(b"bm25", b"other") for line in open(EXAMPLE[1], "rb")
+                               if not line.startswith(b"302")))
+    single = [run_cli(["-q", "-m", "ndcg", "-m", "runid", EXAMPLE[0], r]).stdout for r in (EXAMPLE[1], str(other))]
+    many = run_cli(["-q", "-m", "ndcg", "-m", "runid", EXAMPLE[0], EXAMPLE[1], str(other), EXAMPLE[1]])
+    assert many.rc == 0 and many.stdout == single[0] + single[1] + single[0]
+    parallel = run_process(["-j", "2", "-q", "-m", "ndcg", "-m", "runid", EXAMPLE[0], EXAMPLE[1], str(other),
+                            EXAMPLE[1]])
+    assert parallel.rc == 0 and parallel.stdout == many.stdout
+
+
+def test_one_bad_run_among_several_prints_nothing(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"301 Q0 x 1 high t\n")
+    for jobs in ("1", "2"):
+        out = run_process(["-j", jobs, "-m", "ndcg", EXAMPLE[0], EXAMPLE[1], str(bad)])
+        assert out.rc != 0 and out.stdout == b""
+        assert out.stderr.strip().splitlines() == [f"trecgain: {bad}:1: score 'high' is not a number"]

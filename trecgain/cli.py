@@ -10,7 +10,7 @@ from . import __version__
 from .errors import TrecgainError
 from .measures import REGISTRY
 
-USAGE = "Usage: trecgain [-h] [-q] [--compat 10|9] {-m measure}* qrels_file run_file"
+USAGE = "Usage: trecgain [-h] [-q] [--compat 10|9] [-j N] {-m measure}* qrels_file run_file [run_file ...]"
 
 
 def _integer(value: str | None, option: str, minimum: int | None = None) -> int | None:
@@ -40,6 +40,7 @@ def _help_text() -> str:
              "  -R, --Rel_info_format qrels    only 'qrels'",
              "  -T, --Results_format trec_results  only 'trec_results'",
              "      --compat 10|9              trec_eval 10.0 numerics (default) or 9.x (float32 scores)",
+             "  -j, --jobs N                   evaluate several run files in N processes (qrels read once)",
              "  -v, --version                  print the version",
              "  -h, --help                     this help",
              "", "Measures (printed in this order):"]
@@ -66,11 +67,12 @@ def _help_text() -> str:
 @click.option("-o", "--Output_old_results_format", "old_format", is_flag=True)
 @click.option("-Z", "--Zscore", "zscore")
 @click.option("--compat", type=click.Choice(["10", "9"]), default="10")
+@click.option("-j", "--jobs", "jobs")
 @click.argument("files", nargs=-1)
 def command(show_help: bool, show_version: bool, per_query: bool, measures: tuple[str, ...], complete: bool,
             level: str | None, nosummary: bool, debug: str | None, judged_only: bool, num_docs: str | None,
             max_docs: str | None, rel_format: str | None, results_format: str | None, old_format: bool,
-            zscore: str | None, compat: str, files: tuple[str, ...]) -> None:
+            zscore: str | None, compat: str, jobs: str | None, files: tuple[str, ...]) -> None:
     """Parse trec_eval's options and print the evaluation."""
     if show_help:
         click.echo(_help_text(), nl=False)
@@ -86,18 +88,41 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
         if value is not None and value != allowed:
             raise TrecgainError(f"option {option}: only the '{allowed}' format is supported, not '{value}'")
     _integer(num_docs, "-N", 0)
-    if len(files) != 2:
+    if len(files) < 2:
         raise click.UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
+    if files[1:].count("-") > 1:
+        raise TrecgainError("standard input ('-') can be read as one run only")
     from .evaluate import Evaluator
 
     evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
                           relevance_level=_integer(level, "-l") if level is not None else 1,
                           judged_only=judged_only, complete=complete, max_docs=_integer(max_docs, "-M", 0),
                           compat=compat)
-    output = evaluator.evaluate(files[1]).to_trec_bytes(per_query=per_query, summary=not nosummary)
+    outputs = _evaluate_runs(evaluator, files[1:], _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
     out = sys.stdout.buffer
-    out.write(output)
+    for output in outputs:  # printed only once every run has been evaluated
+        out.write(output)
     out.flush()
+
+
+_SHARED: dict = {}
+
+
+def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool, summary: bool) -> list[bytes]:
+    """Each run's trec_eval text, in the order given; with jobs > 1, in forked worker processes."""
+    if jobs == 1 or len(runs) == 1:
+        return [evaluator.evaluate(r).to_trec_bytes(per_query, summary) for r in runs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _SHARED.update(evaluator=evaluator, per_query=per_query, summary=summary)  # inherited by fork
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), mp_context=context) as pool:
+        return list(pool.map(_evaluate_in_worker, runs))
+
+
+def _evaluate_in_worker(run: str) -> bytes:
+    return _SHARED["evaluator"].evaluate(run).to_trec_bytes(_SHARED["per_query"], _SHARED["summary"])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import gzip
 import io
 import os
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, Callable, Iterator, Union
 
@@ -164,31 +166,54 @@ def _chunks(stream: IO[bytes], name: str) -> Iterator[bytes]:
 Converter = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str], np.ndarray]
 
 
+THREADS = 2  # numpy releases the GIL inside its loops: two chunks are split at once
+
+
 def _read_columns(source: Source, fields: dict[int, Converter], exact: int | None,
                   kind: str) -> tuple[str, _Columns]:
     """Split every data line of a file and convert the wanted fields, chunk by chunk."""
     name, stream, owned = _open(source)
     cols = _Columns([[] for _ in fields], [], [])
+    pending: deque[Future] = deque()
+
+    def collect(future: Future) -> None:
+        converted, lines, tag = future.result()  # re-raises the chunk's error, in file order
+        for out, column in zip(cols.fields, converted):
+            out.append(column)
+        cols.lines.append(lines)
+        if tag is not None:
+            cols.last_tokens.append(tag)
+
     first_line = 1
     try:
-        for chunk in _chunks(stream, name):
-            if not chunk.endswith(b"\n"):
-                chunk += b"\n"
-            buf = np.frombuffer(chunk, dtype=np.uint8)
-            split = _split_regular(buf, exact or 6) or _split_any(buf, exact, kind, name, first_line)
-            starts, ends, lines, n_lines = split
-            lines = lines + first_line
-            padded = np.concatenate((buf, np.zeros(16, dtype=np.uint8)))
-            for out, (field, convert) in zip(cols.fields, fields.items()):
-                out.append(convert(padded, starts[field], ends[field], lines, name))
-            cols.lines.append(lines)
-            if exact is None and len(lines):
-                cols.last_tokens.append(chunk[starts[5][-1]: ends[5][-1]])
-            first_line += n_lines
+        with ThreadPoolExecutor(THREADS) as pool:
+            for chunk in _chunks(stream, name):
+                if not chunk.endswith(b"\n"):
+                    chunk += b"\n"
+                pending.append(pool.submit(_split_chunk, chunk, first_line, fields, exact, kind, name))
+                first_line += chunk.count(b"\n")
+                if len(pending) > THREADS:
+                    collect(pending.popleft())
+            while pending:
+                collect(pending.popleft())
     finally:
+        for future in pending:
+            future.cancel()
         if owned:
             stream.close()
     return name, cols
+
+
+def _split_chunk(chunk: bytes, first_line: int, fields: dict[int, Converter], exact: int | None, kind: str,
+                 name: str) -> tuple[list[np.ndarray], np.ndarray, bytes | None]:
+    """One block of whole lines: its converted fields, line numbers, and last run tag."""
+    buf = np.frombuffer(chunk, dtype=np.uint8)
+    starts, ends, lines, _ = _split_regular(buf, exact or 6) or _split_any(buf, exact, kind, name, first_line)
+    lines = (lines + first_line).astype(np.int32 if first_line + len(buf) < 2**31 else np.int64)
+    padded = np.concatenate((buf, np.zeros(16, dtype=np.uint8)))
+    converted = [convert(padded, starts[field], ends[field], lines, name) for field, convert in fields.items()]
+    tag = chunk[starts[5][-1]: ends[5][-1]] if exact is None and len(lines) else None
+    return converted, lines, tag
 
 
 Split = tuple[list[np.ndarray], list[np.ndarray], np.ndarray, int]
@@ -214,19 +239,24 @@ def _split_regular(buf: np.ndarray, width: int) -> Split | None:
 
 
 def _split_any(buf: np.ndarray, exact: int | None, kind: str, name: str, first_line: int) -> Split:
-    """Any whitespace, blank and comment lines: the reference reader's rules, checked."""
-    newlines = np.flatnonzero(buf == _NEWLINE)
-    n_lines = len(newlines)
-    line_starts = np.concatenate(([0], newlines[:-1] + 1))
-    nul = np.flatnonzero(buf == 0)
-    if len(nul):
-        raise TrecgainError("NUL byte in line", name, first_line + int(np.searchsorted(newlines, nul[0])))
-    space = _SPACE[buf]
-    solid = ~space
-    starts = np.flatnonzero(solid & np.concatenate(([True], space[:-1])))
-    ends = np.flatnonzero(solid & np.concatenate((space[1:], [True]))) + 1
-    line_of_byte = np.cumsum(buf == _NEWLINE, dtype=np.int32)
-    token_line = line_of_byte[starts]
+    """Any whitespace, blank and comment lines: the reference reader's rules, checked.
+
+    Works on the positions of whitespace bytes, not on every byte: a token is a gap of at
+    least one byte between two of them."""
+    low = np.flatnonzero(buf <= 32)
+    if (buf[low] == 0).any():
+        nul = int(low[buf[low] == 0][0])
+        raise TrecgainError("NUL byte in line", name, first_line + int((buf[:nul] == _NEWLINE).sum()))
+    seps = low[_SPACE[buf[low]]]  # other control bytes belong to tokens, as in C's isspace
+    is_newline = buf[seps] == _NEWLINE
+    n_lines = int(is_newline.sum())
+    line_starts = np.concatenate(([0], seps[is_newline][:-1] + 1))
+    bounds = np.concatenate(([-1], seps))
+    gap_starts = bounds[:-1] + 1
+    gap_ends = bounds[1:]
+    gap_line = np.cumsum(np.concatenate(([False], is_newline[:-1])), dtype=np.int64)
+    token = gap_ends > gap_starts
+    starts, ends, token_line = gap_starts[token], gap_ends[token], gap_line[token]
     comment = buf[line_starts] == _HASH
     keep = ~comment[token_line]
     starts, ends, token_line = starts[keep], ends[keep], token_line[keep]
