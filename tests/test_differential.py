@@ -202,30 +202,27 @@ def scores(draw, n: int) -> list[float]:
         min_size=n, max_size=n))
 
 
-# Largest first: Hypothesis draws the first element of sampled_from more often than the rest.
-POOL_SIZES = [34, 21, 13, 8, 5, 3, 2, 1]
-RANKING_SIZES = [30, 25, 20, 16, 12, 8, 6, 4, 3, 2, 1, 0]
-
-
 @st.composite
 def query(draw, where: str):
     """One query's judgments and ranking over a shared pool of docnos (so that retrieved
     documents are judged, unjudged, or judged negative); either may be absent (None), and
     the ranking may be empty."""
-    size = draw(st.sampled_from(POOL_SIZES))
+    size = draw(st.integers(1, 40))
     pool = draw(st.permutations(DOCNOS))[:size]
     judgments = None
     if where in ("both", "qrels"):
         kinds = [k for k in GRADES if k != "all_negative" or where == "qrels"]
         grades = GRADES[draw(st.sampled_from(kinds))]
-        count = draw(st.sampled_from(range(size, 0, -1)))
+        count = draw(st.integers(1, size))
         judged = draw(st.permutations(pool))[:count]
         judgments = {d: draw(grades) for d in judged}
         if where == "both" and max(judgments.values()) < 0:
             judgments[judged[0]] = 0
     ranking = None
     if where in ("both", "run"):
-        length = draw(st.sampled_from([n for n in RANKING_SIZES if n <= size]))
+        length = draw(st.integers(1, min(30, size)))
+        if draw(st.integers(0, 9)) == 9:  # now and then an empty ranking: {qid: {}}
+            length = 0
         retrieved = draw(st.permutations(pool))[:length]
         ranking = dict(zip(retrieved, draw(scores(length))))
     return judgments, ranking

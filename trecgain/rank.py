@@ -39,7 +39,8 @@ def rank(run: Run, qrels: Qrels, *, max_docs: int | None = None, compat: str = "
     No query in both files is an error unless `empty_ok` (trec_eval 10 with -c).
     """
     query = _qrels_index(run.qids, qrels.qids)
-    scores = run.scores.astype(np.float32) if compat == "9" else run.scores
+    with np.errstate(over="ignore"):  # beyond float32's range is inf, as in trec_eval 9's float
+        scores = run.scores.astype(np.float32) if compat == "9" else run.scores
     source, start, count = _group_by_query(query, len(qrels.qids))
     if not count.any() and not empty_ok:
         raise TrecgainError("no query has both results and judgments", run.source)
