@@ -50,8 +50,10 @@ for the checks marked "trec_eval"):
 * The gain table is sorted with the C library's qsort and a comparator that truncates the
   difference of two gains to int; trecgain reproduces glibc's merge sort, so the gain-string
   test runs only on glibc.
-* Scores beyond float32's range become inf in both; trecgain then lets numpy warn
-  "overflow encountered in cast" (a RuntimeWarning), which these tests silence.
+* numpy RuntimeWarnings that reach trecgain's caller, silenced here (the values agree):
+  "overflow encountered in cast" for scores beyond float32's range with compat "9" (both
+  make them inf), and "invalid value encountered in add" from ndcg_rel with some gain
+  strings, e.g. qrels {"1": {"d0": 1}}, run {"1": {"d0": 3.0}}, "ndcg_rel.1=0.5" (0.0 in both).
 """
 
 from __future__ import annotations
@@ -78,7 +80,9 @@ GAIN_MEASURES = ["ndcg", "G", "ndcg_rel", "Rndcg"]
 SETTINGS = dict(deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
+# numpy warnings trecgain lets through (see the module notes); the values are checked all the same.
 IGNORE_FLOAT32_OVERFLOW = pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
+IGNORE_INVALID_VALUE = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 
 
 # ---------------------------------------------------------------- the two evaluators
@@ -278,6 +282,7 @@ def test_matches_pytrec_eval(collection, cutoffs, relevance_level, judged_only):
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="gain tables follow glibc's qsort")
 @IGNORE_FLOAT32_OVERFLOW
+@IGNORE_INVALID_VALUE
 @settings(max_examples=200, **SETTINGS)
 @given(collections(), st.lists(st.tuples(st.sampled_from(GAIN_MEASURES), gain_strings()), min_size=1,
                                max_size=4, unique_by=lambda t: t[0]),

@@ -300,9 +300,20 @@ def _as_text(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np
 
 
 def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    """Join per-chunk columns; byte strings of different widths are copied as bytes, not cast."""
     if not parts:
         return np.zeros(0, dtype="S1")
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+    if len(parts) == 1:
+        return parts[0]
+    if parts[0].dtype.kind != "S":
+        return np.concatenate(parts)
+    width = max(p.dtype.itemsize for p in parts)
+    out = np.zeros((sum(len(p) for p in parts), width), dtype=np.uint8)
+    row = 0
+    for p in parts:
+        out[row: row + len(p), : p.dtype.itemsize] = p.view(np.uint8).reshape(len(p), p.dtype.itemsize)
+        row += len(p)
+    return out.view(f"S{width}").ravel()
 
 
 # ---------------------------------------------------------------- numbers
