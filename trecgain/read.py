@@ -208,7 +208,7 @@ def _split_chunk(chunk: bytes, first_line: int, fields: dict[int, Converter], ex
                  name: str) -> tuple[list[np.ndarray], np.ndarray, bytes | None]:
     """One block of whole lines: its converted fields, line numbers, and last run tag."""
     buf = np.frombuffer(chunk, dtype=np.uint8)
-    starts, ends, lines, _ = _split_regular(buf, exact or 6) or _split_any(buf, exact, kind, name, first_line)
+    starts, ends, lines, _ = _split_regular(chunk, buf, exact or 6) or _split_any(buf, exact, kind, name, first_line)
     lines = (lines + first_line).astype(np.int32 if first_line + len(buf) < 2**31 else np.int64)
     padded = np.concatenate((buf, np.zeros(16, dtype=np.uint8)))
     converted = [convert(padded, starts[field], ends[field], lines, name) for field, convert in fields.items()]
@@ -219,23 +219,26 @@ def _split_chunk(chunk: bytes, first_line: int, fields: dict[int, Converter], ex
 Split = tuple[list[np.ndarray], list[np.ndarray], np.ndarray, int]
 
 
-def _split_regular(buf: np.ndarray, width: int) -> Split | None:
+def _split_regular(chunk: bytes, buf: np.ndarray, width: int) -> Split | None:
     """The common layout, fast: every line `width` fields apart by single spaces, no comments.
 
     Returns None when the block is laid out any other way."""
     separators = np.flatnonzero(buf <= 32)
-    if len(separators) % width:
+    if len(separators) % width or not len(separators):
+        return None
+    kinds = buf[separators].reshape(-1, width)
+    # a newline ends every `width` fields, spaces between them, nothing else below 33
+    if not ((kinds[:, -1] == _NEWLINE).all() and (kinds[:, :-1] == 32).all()):
+        return None
+    if separators[0] == 0 or not (np.diff(separators) > 1).all():  # no empty field
         return None
     grid = separators.reshape(-1, width)
-    if not ((buf[grid[:, -1]] == _NEWLINE).all() and (buf[grid[:, :-1]] == 32).all()):
-        return None
     line_starts = np.concatenate(([0], grid[:-1, -1] + 1))
-    starts = np.concatenate((line_starts[:, None], grid[:, :-1] + 1), axis=1)
-    if not (grid > starts).all() or (buf[line_starts] == _HASH).any():
+    if (buf[line_starts] == _HASH).any():
         return None
+    starts = [line_starts] + [grid[:, j - 1] + 1 for j in range(1, width)]
     n = len(grid)
-    return ([starts[:, j] for j in range(width)], [grid[:, j] for j in range(width)],
-            np.arange(n, dtype=np.int64), n)
+    return starts, [grid[:, j] for j in range(width)], np.arange(n, dtype=np.int64), n
 
 
 def _split_any(buf: np.ndarray, exact: int | None, kind: str, name: str, first_line: int) -> Split:
