@@ -10,6 +10,13 @@ must agree to a relative 1e-12 (NaN only with NaN), as must the `all` values (py
 has no averaging of its own, so those are the mean, or the sum for num_*, of its
 per-query values).
 
+How pytrec_eval is driven: its wrapper rewrites "ndcg_cut.5,10" as "ndcg_cut.10,5" (the
+parameters sorted as strings; trec_eval sorts the cutoffs as numbers) and reports the lines
+"ndcg_cut_5" and "ndcg_cut_10", trec_eval's names, as trecgain does; counts come back as
+floats.  It evaluates only the queries that are in both qrels and run (no -c): a query only
+in the qrels or only in the run is silently left out, and with no shared query the answer
+is {} where trecgain raises TrecgainError.
+
 What pytrec_eval cannot check, and how that was established (pytrec-eval-terrier 0.5.11,
 glibc 2.36; the trec_eval 9.0.8 and 10.0 binaries were built from the upstream sources
 for the checks marked "trec_eval"):
@@ -40,26 +47,21 @@ for the checks marked "trec_eval"):
   pytrec_eval returns all zeros (num_ret too) or segfaults the same way.  Such queries are
   generated only where the run lacks them; `test_all_negative_judgments` pins trecgain's
   answer.
-* A run query with an empty ranking ({qid: {}}): pytrec_eval evaluates it (num_ret 0,
-  num_rel counted, every measure 0); trecgain leaves it out, as a run file cannot express
-  it.  The reference is computed without such queries; `test_query_with_empty_ranking`
-  pins the difference.
+* A run query with an empty ranking ({qid: {}}): both evaluate it (num_ret 0, num_rel
+  counted, every measure 0); a run file cannot express it.
 * The query id "no_query": after each evaluate, pytrec_eval's cleanup sets trec_eval's
   cache key (the last query evaluated) to "no_query", so a query of that name would be
   answered from freed cached data.  It is never generated.
 * The gain table is sorted with the C library's qsort and a comparator that truncates the
   difference of two gains to int; trecgain reproduces glibc's merge sort, so the gain-string
   test runs only on glibc.
-* numpy RuntimeWarnings that reach trecgain's caller, silenced here (the values agree):
-  "overflow encountered in cast" for scores beyond float32's range with compat "9" (both
-  make them inf), and "invalid value encountered in add" from ndcg_rel with some gain
-  strings, e.g. qrels {"1": {"d0": 1}}, run {"1": {"d0": 3.0}}, "ndcg_rel.1=0.5" (0.0 in both).
 """
 
 from __future__ import annotations
 
 import math
 import platform
+import warnings
 
 import numpy as np
 import pytest
@@ -80,9 +82,6 @@ GAIN_MEASURES = ["ndcg", "G", "ndcg_rel", "Rndcg"]
 SETTINGS = dict(deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-# numpy warnings trecgain lets through (see the module notes); the values are checked all the same.
-IGNORE_FLOAT32_OVERFLOW = pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
-IGNORE_INVALID_VALUE = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 
 
 # ---------------------------------------------------------------- the two evaluators
@@ -95,23 +94,18 @@ def run_trecgain(qrels, run, measures, relevance_level=1, judged_only=False, com
     return res.per_query, res.aggregate
 
 
-def without_empty_rankings(run):
-    """The run as a run file would hold it: a query needs at least one line."""
-    return {qid: docs for qid, docs in run.items() if docs}
-
-
 def run_pytrec_eval(qrels, run, measures, relevance_level=1, judged_only=False):
     """pytrec_eval's per-query values (through its public wrapper)."""
     ev = pytrec_eval.RelevanceEvaluator(qrels, set(measures), relevance_level=relevance_level,
                                         judged_docs_only_flag=judged_only)
-    return ev.evaluate(without_empty_rankings(run))
+    return ev.evaluate(run)
 
 
 def run_pytrec_eval_raw(qrels, run, measures, relevance_level=1, judged_only=False):
     """pytrec_eval's C extension, which takes gain strings unchanged: one evaluate per evaluator."""
     judged = {qid: docs for qid, docs in qrels.items() if docs}  # as the wrapper does (its issue 57)
     ev = RawRelevanceEvaluator(judged, set(measures), relevance_level, int(judged_only))
-    return ev.evaluate(without_empty_rankings(run))
+    return ev.evaluate(run)
 
 
 def same_value(got, want) -> bool:
@@ -145,7 +139,8 @@ def assert_same(expected, actual, aggregate=None, names=None) -> None:
         for name in next(iter(expected.values())):
             want = mean_or_sum(name, {q: expected[q][name] for q in expected})
             got = aggregate[names.get(name, name)]
-            assert same_value(float(got), want), f"all {names.get(name, name)}: trecgain {got!r}, expected {want!r}"
+            assert same_value(float(got), want), (
+                f"all {names.get(name, name)}: trecgain {got!r}, expected {want!r}")
 
 
 # ---------------------------------------------------------------- strategies
@@ -258,13 +253,12 @@ def gain_strings():
 
 
 def shares_a_query(qrels, run) -> bool:
-    return any(qid in qrels and docs and qrels[qid] for qid, docs in run.items())
+    return any(qid in qrels and qrels[qid] for qid in run)
 
 
 # ---------------------------------------------------------------- property tests
 
 
-@IGNORE_FLOAT32_OVERFLOW
 @settings(max_examples=400, **SETTINGS)
 @given(collections(), st.sampled_from(CUTOFF_SPECS), st.sampled_from([1, 2, 3]), st.booleans())
 def test_matches_pytrec_eval(collection, cutoffs, relevance_level, judged_only):
@@ -281,8 +275,6 @@ def test_matches_pytrec_eval(collection, cutoffs, relevance_level, judged_only):
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="gain tables follow glibc's qsort")
-@IGNORE_FLOAT32_OVERFLOW
-@IGNORE_INVALID_VALUE
 @settings(max_examples=200, **SETTINGS)
 @given(collections(), st.lists(st.tuples(st.sampled_from(GAIN_MEASURES), gain_strings()), min_size=1,
                                max_size=4, unique_by=lambda t: t[0]),
@@ -336,12 +328,13 @@ def test_float32_halfway_rounds_to_even():
     assert per_query["1"]["ndcg"] == 1.0  # z, then the tie x/y by docno: y, x
 
 
-@IGNORE_FLOAT32_OVERFLOW
 def test_scores_beyond_float32_range():
-    """1e39 and 1e40 both become inf in float32 and tie; -1e40 becomes -inf."""
+    """1e39 and 1e40 both become inf in float32 and tie; -1e40 becomes -inf; no numpy warning."""
     qrels = {"1": {"a": 2, "b": 1, "c": 0, "d": 1}}
     run = {"1": {"a": 1e39, "b": 1e40, "c": -1e40, "d": 3.0}}
-    per_query, aggregate = run_trecgain(qrels, run, ALL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        per_query, aggregate = run_trecgain(qrels, run, ALL)
     assert_same(run_pytrec_eval(qrels, run, ALL), per_query, aggregate)
     assert per_query["1"]["ndcg_cut_1"] == 0.5  # "b" before "a" by docno
 
@@ -364,14 +357,15 @@ def test_no_shared_query_is_an_error():
 
 
 def test_query_with_empty_ranking():
-    """Known difference: pytrec_eval evaluates a run query given as {} (every measure 0,
-    num_rel counted); trecgain treats it as absent from the run, as in a run file."""
+    """A run query given as {} is evaluated with nothing retrieved (every measure 0, num_rel
+    counted), as pytrec_eval does; a run file cannot express it."""
     qrels = {"1": {"a": 1}, "2": {"b": 1, "c": 2}}
     run = {"1": {"a": 1.0}, "2": {}}
     raw = pytrec_eval.RelevanceEvaluator(qrels, set(ALL)).evaluate(run)
     assert raw["2"]["num_ret"] == 0 and raw["2"]["num_rel"] == 2 and raw["2"]["ndcg"] == 0
     per_query, _ = run_trecgain(qrels, run, ALL)
-    assert sorted(per_query) == ["1"]
+    assert sorted(per_query) == ["1", "2"]
+    assert all(same_value(per_query["2"][k], raw["2"][k]) for k in raw["2"])
 
 
 def test_all_negative_judgments():

@@ -367,4 +367,5 @@ def depth_needed(requests: list[Request]) -> int | None:
 def compute(requests: list[Request], labeled: Labeled) -> list[tuple[Request, list[np.ndarray]]]:
     """Per-query values of every requested line."""
     ctx = Context(labeled)
-    return [(r, r.measure.compute(ctx, r.params)) for r in requests]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # IEEE results, as in C
+        return [(r, r.measure.compute(ctx, r.params)) for r in requests]

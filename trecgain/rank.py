@@ -42,9 +42,10 @@ def rank(run: Run, qrels: Qrels, *, max_docs: int | None = None, compat: str = "
     with np.errstate(over="ignore"):  # beyond float32's range is inf, as in trec_eval 9's float
         scores = run.scores.astype(np.float32) if compat == "9" else run.scores
     source, start, count = _group_by_query(query, len(qrels.qids))
-    if not count.any() and not empty_ok:
+    in_run = (count > 0) | _listed(run.empty_qids, qrels.qids)
+    if not in_run.any() and not empty_ok:
         raise TrecgainError("no query has both results and judgments", run.source)
-    evaluated = np.flatnonzero((count > 0) | complete)
+    evaluated = np.flatnonzero(in_run | complete)
     for batch in _batches(count[evaluated], batch_rows or BATCH_ROWS):
         queries = evaluated[batch]
         lengths = count[queries]
@@ -53,11 +54,18 @@ def rank(run: Run, qrels: Qrels, *, max_docs: int | None = None, compat: str = "
         rows = _sort(rows, offsets, scores, run.docnos)
         rows, offsets = _truncate(rows, offsets, max_docs)
         _check_duplicates(run, offsets, rows)
-        yield Ranking(qrels.qids[queries], queries, lengths > 0, offsets, rows)
+        yield Ranking(qrels.qids[queries], queries, in_run[queries], offsets, rows)
+
+
+def _listed(qids: np.ndarray, qrels_qids: np.ndarray) -> np.ndarray:
+    """For each qrels query, whether it is among `qids`."""
+    return np.isin(qrels_qids, qids) if len(qids) else np.zeros(len(qrels_qids), dtype=bool)
 
 
 def _qrels_index(run_qids: np.ndarray, qrels_qids: np.ndarray) -> np.ndarray:
     """Index in qrels_qids of each run line's query, -1 where the qrels lack it."""
+    if len(run_qids) == 0:
+        return np.zeros(0, dtype=np.int32)
     heads = np.flatnonzero(np.concatenate(([True], run_qids[1:] != run_qids[:-1])))
     head_qids = run_qids[heads]
     pos = np.searchsorted(qrels_qids, head_qids)
@@ -70,7 +78,7 @@ def _group_by_query(query: np.ndarray, num_queries: int) -> tuple[np.ndarray, np
     """Rows grouped by query: (source, start, count) such that query q's rows are
     source[start[q] : start[q] + count[q]], in file order.  A run whose queries are each
     written in one piece (nearly all) needs no sort: source is then the identity."""
-    heads = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
+    heads = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))[: len(query)]
     head_query = query[heads]
     lengths = np.diff(np.append(heads, len(query)))
     known = head_query >= 0

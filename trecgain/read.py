@@ -13,7 +13,7 @@ import io
 import os
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Callable, Iterator, Union
 
 import numpy as np
@@ -57,8 +57,9 @@ class Run:
     qids: np.ndarray  # S: per line
     docnos: np.ndarray  # S: per line
     scores: np.ndarray  # float64: per line
-    lines: np.ndarray  # int64: 1-based line number in the file, per line
+    lines: np.ndarray  # int32/int64: 1-based line number in the file, per line
     tag: bytes  # run tag of the last line read
+    empty_qids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="S1"))  # {qid: {}} in a dict
 
 
 @dataclass
@@ -470,14 +471,16 @@ def _qrels_from_dict(qrels: dict) -> Qrels:
 def _run_from_dict(run: dict) -> Run:
     """pytrec_eval shape: {qid: {docno: score}}."""
     rows = [(_key(q), _key(d), s) for q, docs in run.items() for d, s in docs.items()]
-    if not rows:
+    empty = [_key(q) for q, docs in run.items() if not docs]  # evaluated with nothing retrieved, as pytrec_eval does
+    if not rows and not empty:
         raise TrecgainError("no results in the run", "run")
     scores = np.array([float(r[2]) for r in rows], dtype=np.float64)
     if not np.isfinite(scores).all():
         raise TrecgainError("a score is not a finite number", "run")
-    qids = np.array([r[0] for r in rows], dtype="S")
-    docnos = np.array([r[1] for r in rows], dtype="S")
-    return Run("run", qids, docnos, scores, np.arange(1, len(rows) + 1), b"unknown")
+    qids = np.array([r[0] for r in rows] or [b""], dtype="S")[: len(rows)]
+    docnos = np.array([r[1] for r in rows] or [b""], dtype="S")[: len(rows)]
+    return Run("run", qids, docnos, scores, np.arange(1, len(rows) + 1), b"unknown",
+               np.array(empty or [b""], dtype="S")[: len(empty)])
 
 
 def _key(value: object) -> bytes:
