@@ -22,7 +22,7 @@ from .errors import TrecgainError
 
 Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str], dict]
 
-CHUNK_BYTES = 1 << 23
+CHUNK_BYTES = 1 << 22
 _NEWLINE = 10
 _HASH = ord("#")
 
@@ -62,12 +62,56 @@ class Run:
     empty_qids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="S1"))  # {qid: {}} in a dict
 
 
+class _Column:
+    """A column filled chunk by chunk into one array that grows in place (no final join)."""
+
+    def __init__(self) -> None:
+        self.data: np.ndarray | None = None
+        self.size = 0
+
+    def append(self, part: np.ndarray, expected_rows: int) -> None:
+        need = self.size + len(part)
+        width = part.dtype.itemsize if part.dtype.kind == "S" else 0
+        if self.data is None or need > len(self.data) or width > self._width():
+            capacity = max(need, expected_rows, int(1.25 * len(self.data)) if self.data is not None else 0)
+            self._grow(capacity, part.dtype, width)
+        if width:
+            self.data[self.size: need, :width] = part.view(np.uint8).reshape(len(part), width)
+        else:
+            self.data[self.size: need] = part
+        self.size = need
+
+    def _width(self) -> int:
+        return self.data.shape[1] if self.data is not None and self.data.ndim == 2 else 0
+
+    def _grow(self, capacity: int, dtype: np.dtype, width: int) -> None:
+        if width:
+            new = np.zeros((capacity, max(width, self._width())), dtype=np.uint8)
+        else:
+            new = np.empty(capacity, dtype=dtype)
+        if self.data is not None:
+            if width:
+                new[: self.size, : self._width()] = self.data[: self.size]
+            else:
+                new[: self.size] = self.data[: self.size]
+        self.data = new
+
+    def array(self) -> np.ndarray:
+        """The filled part (byte strings as a numpy 'S' array)."""
+        if self.data is None:
+            return np.zeros(0, dtype="S1")
+        data = self.data[: self.size]
+        if data.ndim == 2:
+            return np.ascontiguousarray(data).view(f"S{data.shape[1]}").ravel()
+        return data
+
+
 @dataclass
 class _Columns:
     """Converted fields of the data lines of one file, gathered chunk by chunk."""
 
-    fields: list[list[np.ndarray]]
-    lines: list[np.ndarray]
+    fields: list[_Column]
+    lines: _Column
     last_tokens: list[bytes]
 
 
@@ -76,10 +120,10 @@ def read_qrels(source: Source) -> Qrels:
     if isinstance(source, dict):
         return _qrels_from_dict(source)
     name, cols = _read_columns(source, {0: _as_text, 2: _as_text, 3: _parse_grades}, exact=4, kind="qrels")
-    qids, docnos, grades = (_concat(c) for c in cols.fields)
+    qids, docnos, grades = (c.array() for c in cols.fields)
     if len(qids) == 0:
         raise TrecgainError("no judgments in the qrels file", name)
-    return _make_qrels(name, qids, docnos, grades, _concat(cols.lines))
+    return _make_qrels(name, qids, docnos, grades, cols.lines.array())
 
 
 def read_run(source: Source) -> Run:
@@ -87,10 +131,10 @@ def read_run(source: Source) -> Run:
     if isinstance(source, dict):
         return _run_from_dict(source)
     name, cols = _read_columns(source, {0: _as_text, 2: _as_text, 4: _parse_scores}, exact=None, kind="run")
-    qids, docnos, scores = (_concat(c) for c in cols.fields)
+    qids, docnos, scores = (c.array() for c in cols.fields)
     if len(qids) == 0:
         raise TrecgainError("no results in the run file", name)
-    return Run(name, qids, docnos, scores, _concat(cols.lines), cols.last_tokens[-1])
+    return Run(name, qids, docnos, scores, cols.lines.array(), cols.last_tokens[-1])
 
 
 # ---------------------------------------------------------------- sources
@@ -174,14 +218,19 @@ def _read_columns(source: Source, fields: dict[int, Converter], exact: int | Non
                   kind: str) -> tuple[str, _Columns]:
     """Split every data line of a file and convert the wanted fields, chunk by chunk."""
     name, stream, owned = _open(source)
-    cols = _Columns([[] for _ in fields], [], [])
+    cols = _Columns([_Column() for _ in fields], _Column(), [])
     pending: deque[Future] = deque()
+    size = _size(stream)
+    expected = 0
 
     def collect(future: Future) -> None:
+        nonlocal expected
         converted, lines, tag = future.result()  # re-raises the chunk's error, in file order
+        if not expected and len(lines):  # lines in the file, guessed from the first chunk
+            expected = int(size / CHUNK_BYTES * len(lines) * 1.02) + 1024 if size else 16 * len(lines)
         for out, column in zip(cols.fields, converted):
-            out.append(column)
-        cols.lines.append(lines)
+            out.append(column, expected)
+        cols.lines.append(lines, expected)
         if tag is not None:
             cols.last_tokens.append(tag)
 
@@ -203,6 +252,16 @@ def _read_columns(source: Source, fields: dict[int, Converter], exact: int | Non
         if owned:
             stream.close()
     return name, cols
+
+
+def _size(stream: IO[bytes]) -> int:
+    """Bytes in a plain file (0 for pipes and compressed input)."""
+    if isinstance(stream, gzip.GzipFile):
+        return 0
+    try:
+        return os.fstat(stream.fileno()).st_size
+    except (OSError, AttributeError, io.UnsupportedOperation):
+        return 0
 
 
 def _split_chunk(chunk: bytes, first_line: int, fields: dict[int, Converter], exact: int | None, kind: str,
@@ -301,23 +360,6 @@ def _as_text(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np
     matrix = windows[starts]
     matrix[np.arange(width) >= lengths[:, None]] = 0
     return matrix.view(f"S{width}").ravel()
-
-
-def _concat(parts: list[np.ndarray]) -> np.ndarray:
-    """Join per-chunk columns; byte strings of different widths are copied as bytes, not cast."""
-    if not parts:
-        return np.zeros(0, dtype="S1")
-    if len(parts) == 1:
-        return parts[0]
-    if parts[0].dtype.kind != "S":
-        return np.concatenate(parts)
-    width = max(p.dtype.itemsize for p in parts)
-    out = np.zeros((sum(len(p) for p in parts), width), dtype=np.uint8)
-    row = 0
-    for p in parts:
-        out[row: row + len(p), : p.dtype.itemsize] = p.view(np.uint8).reshape(len(p), p.dtype.itemsize)
-        row += len(p)
-    return out.view(f"S{width}").ravel()
 
 
 # ---------------------------------------------------------------- numbers
