@@ -71,7 +71,8 @@ def _lookup(query: np.ndarray, docnos: np.ndarray, qrels: Qrels) -> np.ndarray:
     pos = np.minimum(np.searchsorted(qrels.keys, key), len(qrels.keys) - 1)
     found = qrels.keys[pos] == key
     candidate = qrels.key_rows[pos[found]]
-    same = qrels.docnos[candidate] == docnos[found]
+    candidate_query = np.searchsorted(qrels.offsets, candidate, side="right") - 1
+    same = (qrels.docnos[candidate] == docnos[found]) & (candidate_query == query[found])
     rows = np.flatnonzero(found)
     grades = qrels.grades[candidate[same]]
     values[rows[same]] = np.where(grades >= 0, grades, UNJUDGED)
