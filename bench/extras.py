@@ -39,7 +39,9 @@ def table(title: str, results, baseline: str) -> list[str]:
 
 
 def startup(runs: int, trecgain: list[str]) -> list[str]:
-    tools = [Tool("numpy import", [sys.executable, "-c", "import numpy"]),
+    # the launcher wants an `all` line from every tool
+    tools = [Tool("numpy import", [sys.executable, "-c", "import numpy; print('numpy all 1')"],
+                  display="python -c 'import numpy'"),
              Tool("trecgain example", [*trecgain, "-m", "ndcg_cut.10", *EXAMPLE])]
     return table("Start-up (goal: trecgain within 2x of importing numpy)", measure_tools(tools, runs, 2),
                  "numpy import")

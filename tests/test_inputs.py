@@ -136,3 +136,20 @@ def test_gzip_and_stdin(tmp_path):
 def test_hash_inside_docno_is_data(tmp_path):
     q, r = write(tmp_path, qrels=b"1 0 doc#1 1\n", run=b"1 Q0 doc#1 1 2.0 t\n")
     assert run_cli(["-m", "ndcg", q, r]).stdout == b"ndcg                  \tall\t1.0000\n"
+
+
+def test_runs_of_spaces_and_tabs_without_comments(tmp_path):
+    """The layout of most hand-edited files: every line complete, any whitespace between fields."""
+    plain = write(tmp_path)
+    expected = run_cli(["-q", "-m", "gain", *plain]).stdout
+    (tmp_path / "w").mkdir()
+    spaced = write(tmp_path / "w", b"1\t0  a\t\t2\n 1 0 b 0 \n1 0 c 1\r\n2\t0\ta\t1\n",
+                   b"1\tQ0  a 1 3.0\ttag\n  1 Q0 b 2 2.0 tag\t\n1 Q0 c 3 1.0 tag\r\n2 Q0 a 1 1.5 tag\n")
+    out = run_cli(["-q", "-m", "gain", *spaced])
+    assert out.rc == 0 and out.stdout == expected
+
+
+def test_control_byte_belongs_to_the_docno(tmp_path):
+    """C's isspace does not count \\x01 as a separator: it is part of the docno."""
+    q, r = write(tmp_path, qrels=b"1 0 a\x01b 1\n", run=b"1 Q0 a\x01b 1 2.0 t\n1 Q0 a 2 1.0 t\n")
+    assert run_cli(["-q", "-m", "num_rel_ret", q, r]).stdout == b"num_rel_ret           \t1\t1\nnum_rel_ret           \tall\t1\n"

@@ -268,7 +268,7 @@ def _split_chunk(chunk: bytes, first_line: int, fields: dict[int, Converter], ex
                  name: str) -> tuple[list[np.ndarray], np.ndarray, bytes | None]:
     """One block of whole lines: its converted fields, line numbers, and last run tag."""
     buf = np.frombuffer(chunk, dtype=np.uint8)
-    starts, ends, lines, _ = _split_regular(chunk, buf, exact or 6) or _split_any(buf, exact, kind, name, first_line)
+    starts, ends, lines, _ = _split_regular(chunk, buf, exact or 6) or _split_uniform(chunk, buf, exact or 6) or _split_any(buf, exact, kind, name, first_line)
     lines = (lines + first_line).astype(np.int32 if first_line + len(buf) < 2**31 else np.int64)
     padded = np.concatenate((buf, np.zeros(16, dtype=np.uint8)))
     converted = [convert(padded, starts[field], ends[field], lines, name) for field, convert in fields.items()]
@@ -299,6 +299,31 @@ def _split_regular(chunk: bytes, buf: np.ndarray, width: int) -> Split | None:
     starts = [line_starts] + [grid[:, j - 1] + 1 for j in range(1, width)]
     n = len(grid)
     return starts, [grid[:, j] for j in range(width)], np.arange(n, dtype=np.int64), n
+
+
+def _split_uniform(chunk: bytes, buf: np.ndarray, width: int) -> Split | None:
+    """Any whitespace, but every line holds exactly `width` fields and none is a comment.
+
+    Finds tokens from the edges of the non-blank bytes; returns None for anything else."""
+    # bytes below 33 must all be whitespace (other control bytes belong to tokens in C)
+    if ((buf < 9) | ((buf > 13) & (buf < 32))).any():
+        return None
+    solid = np.concatenate(([False], buf > 32))
+    starts = np.flatnonzero(solid[1:] > solid[:-1])
+    ends = np.flatnonzero(solid[1:] < solid[:-1])
+    newlines = np.flatnonzero(buf == _NEWLINE)
+    n = len(newlines)
+    if len(starts) != n * width or len(ends) != n * width or not n:
+        return None
+    grid_starts, grid_ends = starts.reshape(n, width), ends.reshape(n, width)
+    # newline k lies after line k's last field and before line k + 1's first
+    if not ((newlines >= grid_ends[:, -1]).all() and (newlines[:-1] < grid_starts[1:, 0]).all()):
+        return None
+    line_starts = np.concatenate(([0], newlines[:-1] + 1))
+    if (buf[line_starts] == _HASH).any():
+        return None
+    return ([grid_starts[:, j] for j in range(width)], [grid_ends[:, j] for j in range(width)],
+            np.arange(n, dtype=np.int64), n)
 
 
 def _split_any(buf: np.ndarray, exact: int | None, kind: str, name: str, first_line: int) -> Split:
