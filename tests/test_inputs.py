@@ -78,7 +78,14 @@ def test_missing_files(tmp_path):
 
 @pytest.mark.parametrize("args, what", [
     (["-m", "map"], "'map' is not a gain measure"),
-    (["-m", "nDCG@10"], "unknown measure 'nDCG@10'"),
+    (["-m", "nDGC@10"], "did you mean nDCG"),
+    (["-m", "nDCG(cutoff=3)@10"], "unknown parameter 'cutoff'"),
+    (["-m", "nDCG(dcg=open('x'))@10"], "not a literal"),
+    (["-m", "nDCG(dcg='exp')@10"], "dcg must be"),
+    (["--global-gains", "1=x"], "gain 'x'"),
+    (["--global-gains", "cubic"], "malformed gain"),
+    (["--discount", "log:1"], "base"),
+    (["--discount", "sqrt"], "expected log:B or jk:B"),
     (["-m", "ndgc"], "did you mean ndcg"),
     (["-m", "all_trec"], "does not compute"),
     (["-m", "ndcg_cut.0,2"], "positive"),

@@ -41,6 +41,10 @@ def _help_text() -> str:
              "  -T, --Results_format trec_results  only 'trec_results'",
              "      --compat 10|9              trec_eval 10.0 numerics (default) or 9.x (float32 scores)",
              "  -j, --jobs N                   evaluate several run files in N processes (qrels read once)",
+             "      --global-gains SPEC        gains for every gain measure, ndcg_cut too: linear, exp, binary,",
+             "                                 or level=gain,... (a measure's own gain string wins)",
+             "      --discount SPEC            log:2 (default), log:e, log:10, log:B, or jk:B (Jarvelin-Kekalainen)",
+             "      --exact-ideal              sort gains by value when building the ideal ranking",
              "  -v, --version                  print the version",
              "  -h, --help                     this help",
              "", "Measures (printed in this order):"]
@@ -68,11 +72,15 @@ def _help_text() -> str:
 @click.option("-Z", "--Zscore", "zscore")
 @click.option("--compat", type=click.Choice(["10", "9"]), default="10")
 @click.option("-j", "--jobs", "jobs")
+@click.option("--global-gains", "global_gains")
+@click.option("--discount", default="log:2")
+@click.option("--exact-ideal", "exact_ideal", is_flag=True)
 @click.argument("files", nargs=-1)
 def command(show_help: bool, show_version: bool, per_query: bool, measures: tuple[str, ...], complete: bool,
             level: str | None, nosummary: bool, debug: str | None, judged_only: bool, num_docs: str | None,
             max_docs: str | None, rel_format: str | None, results_format: str | None, old_format: bool,
-            zscore: str | None, compat: str, jobs: str | None, files: tuple[str, ...]) -> None:
+            zscore: str | None, compat: str, jobs: str | None, global_gains: str | None, discount: str,
+            exact_ideal: bool, files: tuple[str, ...]) -> None:
     """Parse trec_eval's options and print the evaluation."""
     if show_help:
         click.echo(_help_text(), nl=False)
@@ -97,10 +105,12 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
     evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
                           relevance_level=_integer(level, "-l") if level is not None else 1,
                           judged_only=judged_only, complete=complete, max_docs=_integer(max_docs, "-M", 0),
-                          compat=compat)
+                          compat=compat, global_gains=global_gains, discount=discount, exact_ideal=exact_ideal)
     outputs = _evaluate_runs(evaluator, files[1:], _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
+    for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
+        sys.stderr.write(f"trecgain: warning: {warning}\n")
     out = sys.stdout.buffer
-    for output in outputs:  # printed only once every run has been evaluated
+    for output, _ in outputs:  # printed only once every run has been evaluated
         out.write(output)
     out.flush()
 
@@ -108,10 +118,11 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
 _SHARED: dict = {}
 
 
-def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool, summary: bool) -> list[bytes]:
-    """Each run's trec_eval text, in the order given; with jobs > 1, in forked worker processes."""
+def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool,
+                   summary: bool) -> list[tuple[bytes, list[str]]]:
+    """Each run's trec_eval text and warnings, in the order given; with jobs > 1, in forked workers."""
     if jobs == 1 or len(runs) == 1:
-        return [evaluator.evaluate(r).to_trec_bytes(per_query, summary) for r in runs]
+        return [_text_and_warnings(evaluator.evaluate(r), per_query, summary) for r in runs]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -121,8 +132,12 @@ def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool,
         return list(pool.map(_evaluate_in_worker, runs))
 
 
-def _evaluate_in_worker(run: str) -> bytes:
-    return _SHARED["evaluator"].evaluate(run).to_trec_bytes(_SHARED["per_query"], _SHARED["summary"])
+def _evaluate_in_worker(run: str) -> tuple[bytes, list[str]]:
+    return _text_and_warnings(_SHARED["evaluator"].evaluate(run), _SHARED["per_query"], _SHARED["summary"])
+
+
+def _text_and_warnings(result, per_query: bool, summary: bool) -> tuple[bytes, list[str]]:
+    return result.to_trec_bytes(per_query, summary), result.warnings
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 import numpy as np
@@ -11,7 +11,9 @@ from . import format as fmt
 from .average import summarize
 from .errors import TrecgainError
 from .label import label
-from .measures import compute, depth_needed, parse_requests
+from .discounts import parse_discount
+from .gains import parse_global_gains
+from .measures import Context, compute, depth_needed, parse_requests
 from .rank import rank
 from .read import Qrels, Run, Source, read_qrels, read_run
 
@@ -37,6 +39,7 @@ class Result:
     printed: np.ndarray  # bool per query: has per-query lines (compat 9 -c omits queries the run lacks)
     lines: list[Line]
     runid: str
+    warnings: list[str] = field(default_factory=list)  # for the caller to show (the library never prints)
 
     @property
     def qids(self) -> list[str]:
@@ -80,7 +83,8 @@ class Evaluator:
 
     def __init__(self, qrels: Source | Qrels, measures: Iterable[str] = ("gain",), relevance_level: int = 1,
                  judged_only: bool = False, complete: bool = False, max_docs: int | None = None,
-                 compat: str = "10"):
+                 compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
+                 exact_ideal: bool = False):
         compat = str(compat)
         if compat not in COMPAT_MODES:
             raise TrecgainError(f"compat must be one of {', '.join(COMPAT_MODES)}, not '{compat}'")
@@ -95,6 +99,9 @@ class Evaluator:
         self.complete = complete
         self.max_docs = max_docs
         self.compat = compat
+        self.global_gains = parse_global_gains(global_gains, compat) if global_gains else None
+        self.discount = parse_discount(discount)
+        self.exact_ideal = exact_ideal
 
     def _follows_10(self) -> bool:
         """Whether queries the run lacks follow trec_eval 10's rules: with -c it prints them with -q
@@ -107,11 +114,14 @@ class Evaluator:
         run = run if isinstance(run, Run) else read_run(run)
         depth = depth_needed(self.requests)
         batches = []
+        warnings: list[str] = []
         for ranking in rank(run, self.qrels, max_docs=self.max_docs, compat=self.compat, complete=self.complete,
                             empty_ok=self.complete and self._follows_10()):
             labeled = label(ranking, run, self.qrels, relevance_level=self.relevance_level,
                             judged_only=self.judged_only, depth=depth)
-            batches.append((labeled.qids, labeled.in_run, compute(self.requests, labeled)))
+            ctx = Context(labeled, self.discount, self.global_gains, self.exact_ideal)
+            batches.append((labeled.qids, labeled.in_run, compute(self.requests, ctx)))
+            warnings += [w for w in ctx.warnings if w not in warnings]
         qids = [q for b in batches for q in b[0]]
         in_run = np.concatenate([b[1] for b in batches])
         lines = []
@@ -125,4 +135,4 @@ class Evaluator:
                     summary = summarize(v, m.summary, len(qids), run.tag)
                 lines.append(Line(name, m.value, m.per_query, v, summary))
         printed = in_run | self._follows_10()
-        return Result(qids, printed, lines, _text(run.tag))
+        return Result(qids, printed, lines, _text(run.tag), warnings)

@@ -31,10 +31,35 @@ class GainPair:
 
 @dataclass(frozen=True)
 class GainSpec:
-    """Parsed `level=gain,...` parameters of one measure."""
+    """Gains per relevance level: `level=gain,...` pairs over a scheme for levels not named.
+
+    Schemes: linear (gain = grade, trec_eval's), exp (2^grade - 1), binary (1 if grade >= -l)."""
 
     text: str
     pairs: tuple[GainPair, ...]
+    scheme: str = "linear"
+    exact_ideal: bool = False  # sort the table by true gain, not trec_eval's truncated comparison
+
+
+SCHEMES = ("linear", "exp", "binary")
+
+
+def parse_global_gains(text: str, compat: str = "10") -> GainSpec:
+    """--global-gains: a scheme name (linear, exp, binary) or a level=gain list."""
+    if text in SCHEMES:
+        return GainSpec(text, (), text)
+    return parse_gain_spec(text, compat)
+
+
+def scheme_gain(scheme: str, levels: np.ndarray, relevance_level: int) -> np.ndarray:
+    """The gain a scheme gives each level (levels >= 0)."""
+    levels = np.asarray(levels)
+    if scheme == "exp":
+        with np.errstate(over="ignore"):
+            return np.exp2(levels.astype(np.float64)) - 1.0
+    if scheme == "binary":
+        return (levels >= relevance_level).astype(np.float64)
+    return levels.astype(np.float64)
 
 
 @dataclass
@@ -46,6 +71,7 @@ class Gains:
     ideal: np.ndarray  # float64: the positive gains of the ideal ranking, in order
     gate: np.ndarray  # float64 per query: gain of the table's top entry (no ideal if <= 0)
     stop: np.ndarray  # float64 per query: the gain the ideal walk ends on (<= 0)
+    warnings: tuple[str, ...] = ()
 
 
 def parse_gain_spec(text: str, compat: str) -> GainSpec:
@@ -107,12 +133,13 @@ class _Table:
     gate: float  # gain of the top entry (0.0 for an empty table)
     level_gain: dict[int, float]  # gain of each listed level (first entry in sorted order)
     holder: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # level -> (sort key, gain)
+    warning: str | None = None  # set when trec_eval's sort leaves the ideal ranking out of order
 
 
-def _table(spec: GainSpec, num_levels: int) -> _Table:
+def _table(spec: GainSpec, num_levels: int, relevance_level: int) -> _Table:
     listed = [(p.level, p.gain) for p in spec.pairs if p.level is not None]
-    if all(float(g).is_integer() for _, g in listed):
-        return _ordered_table(listed, num_levels)
+    if spec.exact_ideal or all(float(g).is_integer() for _, g in listed):
+        return _ordered_table(listed, num_levels, lambda v: scheme_gain(spec.scheme, v, relevance_level))
     if num_levels > MAX_LEVELS_FRACTIONAL:
         raise TrecgainError(
             f"fractional gains '{spec.text}' with grades up to {num_levels - 1}: trecgain builds such "
@@ -120,8 +147,11 @@ def _table(spec: GainSpec, num_levels: int) -> _Table:
     return _merge_sorted_table(listed, num_levels)
 
 
-def _ordered_table(listed: list[tuple[int, float]], num_levels: int) -> _Table:
-    """Whole-number gains: the merge sort is a stable sort by gain; no entry per level needed."""
+def _ordered_table(listed: list[tuple[int, float]], num_levels: int,
+                   default: Callable[[np.ndarray], np.ndarray]) -> _Table:
+    """A consistent order (whole-number gains, or --exact-ideal): a stable sort by gain, which is
+    what glibc's merge sort gives; no entry per level needed.  `default` gives unnamed levels'
+    gains and never decreases with the level."""
     first_listed: dict[int, int] = {}
     for i, (level, _) in enumerate(listed):
         first_listed.setdefault(level, i)
@@ -131,10 +161,10 @@ def _ordered_table(listed: list[tuple[int, float]], num_levels: int) -> _Table:
     unlisted_top = num_levels - 1
     while unlisted_top in first_listed and unlisted_top >= 0:
         unlisted_top -= 1
-    tops = [g for _, g in listed] + ([float(unlisted_top)] if unlisted_top >= 0 else [])
+    tops = [g for _, g in listed] + ([float(default(np.array([unlisted_top]))[0])] if unlisted_top >= 0 else [])
 
     def holder(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        gains = levels.astype(np.float64)
+        gains = default(levels)
         order = len(listed) + levels.astype(np.float64)
         for level, i in first_listed.items():
             hit = levels == level
@@ -172,7 +202,15 @@ def _merge_sorted_table(listed: list[tuple[int, float]], num_levels: int) -> _Ta
         return (np.array([f[0] for f in found], dtype=np.float64),
                 np.array([f[1] for f in found], dtype=np.float64))
 
-    return _Table(ordered[-1][1] if ordered else 0.0, level_gain, holder)
+    warning = None
+    if [e[1] for e in ordered] != sorted(e[1] for e in entries):
+        warning = (f"gains '{_pairs_text(listed)}' differ by less than 1, which trec_eval's sort treats as "
+                   "equal: its ideal ranking is not ideal (use --exact-ideal to sort gains by value)")
+    return _Table(ordered[-1][1] if ordered else 0.0, level_gain, holder, warning)
+
+
+def _pairs_text(listed: list[tuple[int, float]]) -> str:
+    return ",".join(f"{level}={gain:g}" for level, gain in listed)
 
 
 def _glibc_msort(items: list) -> list:
@@ -213,7 +251,8 @@ def compute_gains(labeled: Labeled, spec: GainSpec | None) -> Gains:
     doc_query = segment_ids(labeled.offsets)
     values = labeled.values
     doc_levels = num_levels[doc_query]
-    ranked = np.where((values >= 0) & (values < doc_levels), values, 0).astype(np.float64)
+    inside = (values >= 0) & (values < doc_levels)
+    ranked = np.where(inside, scheme_gain(spec.scheme, np.where(inside, values, 0), labeled.relevance_level), 0.0)
 
     # one row per (query, level with documents)
     new_row = np.concatenate(([True], (judged_query[1:] != judged_query[:-1])
@@ -227,8 +266,11 @@ def compute_gains(labeled: Labeled, spec: GainSpec | None) -> Gains:
     gate = np.zeros(nq, dtype=np.float64)
 
     listed_levels = sorted({p.level for p in spec.pairs if p.level is not None})
+    warnings: list[str] = []
     for n in np.unique(num_levels):
-        table = _table(spec, int(n))
+        table = _table(spec, int(n), labeled.relevance_level)
+        if table.warning and table.warning not in warnings:
+            warnings.append(table.warning)
         queries = num_levels == n
         gate[queries] = table.gate
         rows = queries[row_query]
@@ -242,7 +284,7 @@ def compute_gains(labeled: Labeled, spec: GainSpec | None) -> Gains:
     order = np.lexsort((-row_key, row_query))
     row_query, row_gain, row_count = row_query[order], row_gain[order], row_count[order]
     ideal_offsets, ideal, stop = _walk(nq, row_query, row_gain, row_count, gate)
-    return Gains(ranked, ideal_offsets, ideal, gate, stop)
+    return Gains(ranked, ideal_offsets, ideal, gate, stop, tuple(warnings))
 
 
 def _walk(nq: int, row_query: np.ndarray, row_gain: np.ndarray, row_count: np.ndarray,

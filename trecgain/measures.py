@@ -9,12 +9,14 @@ reciprocal.  The registry order is trec_eval's output order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
 
+from . import names as names_module
 from . import segments as seg
+from .discounts import TREC_EVAL, Discount
 from .errors import TrecgainError
 from .gains import GainSpec, Gains, compute_gains, parse_gain_spec
 from .label import Labeled
@@ -23,8 +25,13 @@ from .label import Labeled
 class Context:
     """Arrays shared by the measures of one evaluation, computed on first use."""
 
-    def __init__(self, labeled: Labeled):
+    def __init__(self, labeled: Labeled, discount: Discount = TREC_EVAL, global_gains: GainSpec | None = None,
+                 exact_ideal: bool = False):
         self.labeled = labeled
+        self.discount = discount
+        self.global_gains = global_gains
+        self.exact_ideal = exact_ideal
+        self.warnings: list[str] = []
         self.offsets = labeled.offsets
         self.query = seg.segment_ids(labeled.offsets)
         self.position = seg.positions(labeled.offsets)
@@ -37,8 +44,31 @@ class Context:
             self._memo[key] = make()
         return self._memo[key]
 
+    def variant(self, gains: GainSpec | None, judged_only: bool) -> "Context":
+        """The context a measure with its own gains or its own -J sees (shared when it has neither)."""
+        if gains is None and not judged_only:
+            return self
+
+        def make() -> Context:
+            labeled = _judged_only(self.labeled) if judged_only else self.labeled
+            other = Context(labeled, self.discount, gains or self.global_gains, self.exact_ideal)
+            other.warnings = self.warnings
+            return other
+        return self._once(("variant", gains, judged_only), make)
+
+    def resolve(self, spec: GainSpec | None) -> GainSpec | None:
+        """A measure's own gains, else the global ones; --exact-ideal applies to either."""
+        spec = spec or self.global_gains
+        if self.exact_ideal:
+            spec = replace(spec or GainSpec("", ()), exact_ideal=True)
+        return spec
+
     def gains(self, spec: GainSpec | None) -> Gains:
-        return self._once(("gains", spec), lambda: compute_gains(self.labeled, spec))
+        def make() -> Gains:
+            g = compute_gains(self.labeled, spec)
+            self.warnings += [w for w in g.warnings if w not in self.warnings]
+            return g
+        return self._once(("gains", spec), make)
 
     def ideal_layout(self, spec: GainSpec | None) -> seg.Layout:
         return self._once(("ideal layout", spec), lambda: seg.Layout(self.gains(spec).ideal_offsets))
@@ -46,8 +76,8 @@ class Context:
     def dcg_prefix(self, spec: GainSpec | None) -> np.ndarray:
         """Discounted gain summed down each ranking, in rank order."""
         def make() -> np.ndarray:
-            log2 = seg.log2_of_integers(int(self.position.max(initial=0)) + 3)
-            return self.layout.cumsum(self.gains(spec).ranked / log2[self.position + 2])
+            divisors = self.discount.divisors(int(self.position.max(initial=0)) + 1)
+            return self.layout.cumsum(self.gains(spec).ranked / divisors[self.position])
         return self._once(("dcg", spec), make)
 
     def ideal_prefix(self, spec: GainSpec | None) -> np.ndarray:
@@ -55,8 +85,8 @@ class Context:
         def make() -> np.ndarray:
             g = self.gains(spec)
             pos = seg.positions(g.ideal_offsets)
-            log2 = seg.log2_of_integers(int(pos.max(initial=0)) + 3)
-            return self.ideal_layout(spec).cumsum(g.ideal / log2[pos + 2])
+            divisors = self.discount.divisors(int(pos.max(initial=0)) + 1)
+            return self.ideal_layout(spec).cumsum(g.ideal / divisors[pos])
         return self._once(("idcg", spec), make)
 
     def num_rel(self) -> np.ndarray:
@@ -65,6 +95,14 @@ class Context:
         hits = (lab.judged >= lab.relevance_level).astype(np.int64)
         return np.bincount(seg.segment_ids(lab.judged_offsets), weights=hits,
                            minlength=lab.num_queries).astype(np.int64)
+
+
+def _judged_only(labeled: Labeled) -> Labeled:
+    """The same rankings without the documents the qrels do not judge, ranks closed up."""
+    keep = labeled.values >= 0
+    counts = np.bincount(seg.segment_ids(labeled.offsets)[keep], minlength=labeled.num_queries)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return replace(labeled, offsets=offsets, values=labeled.values[keep], num_ret=counts.astype(np.int64))
 
 
 def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -80,10 +118,12 @@ def _per_query_count(ctx: Context, mask: np.ndarray) -> np.ndarray:
 
 
 def dcg(ctx: Context, spec: GainSpec | None) -> list[np.ndarray]:
+    spec = ctx.resolve(spec)
     return [seg.last(ctx.dcg_prefix(spec), ctx.offsets)]
 
 
 def ideal_dcg(ctx: Context, spec: GainSpec | None) -> list[np.ndarray]:
+    spec = ctx.resolve(spec)
     return [seg.last(ctx.ideal_prefix(spec), ctx.gains(spec).ideal_offsets)]
 
 
@@ -92,23 +132,42 @@ def ndcg(ctx: Context, spec: GainSpec | None) -> list[np.ndarray]:
     return [np.where(ideal > 0, _divide(actual, ideal), 0.0)]
 
 
+EXPONENTIAL = GainSpec("exp", (), "exp")
+
+
+def ndcg_p(ctx: Context, _: Any = None) -> list[np.ndarray]:
+    """nDCG over the whole ranking with exponential gains 2^grade - 1 (the design notes' ndcg_p)."""
+    return ndcg(ctx, EXPONENTIAL)
+
+
 def ndcg_cut(ctx: Context, cutoffs: tuple[int, ...]) -> list[np.ndarray]:
-    """nDCG at each cutoff with the grades themselves as gains (gain strings do not apply)."""
-    nq = ctx.labeled.num_queries
-    queries = np.arange(nq)
-    actual, ideal = ctx.dcg_prefix(None), ctx.ideal_prefix(None)
-    ideal_offsets = ctx.gains(None).ideal_offsets
+    """nDCG at each cutoff; the grades are the gains (trec_eval ignores gain strings here) unless
+    global gains are given."""
+    spec = ctx.resolve(None)
+    queries = np.arange(ctx.labeled.num_queries)
+    actual, ideal = ctx.dcg_prefix(spec), ctx.ideal_prefix(spec)
+    ideal_offsets = ctx.gains(spec).ideal_offsets
     out = []
     for k in cutoffs:
-        index = np.full(nq, k - 1)
+        index = np.full(len(queries), k - 1)
         at_k = seg.take(actual, ctx.offsets, queries, index)
         ideal_k = seg.take(ideal, ideal_offsets, queries, index)
-        out.append(np.where(ideal_k > 0, _divide(at_k, ideal_k), at_k))
+        otherwise = at_k if spec is None else 0.0  # trec_eval keeps DCG where the ideal is 0 (it is 0 too)
+        out.append(np.where(ideal_k > 0, _divide(at_k, ideal_k), otherwise))
     return out
+
+
+def cg_cut(ctx: Context, cutoffs: tuple[int, ...]) -> list[np.ndarray]:
+    """Cumulative gain at each cutoff: gains of the first k documents, undiscounted."""
+    spec = ctx.resolve(None)
+    total = ctx._once(("cg", spec), lambda: ctx.layout.cumsum(ctx.gains(spec).ranked))
+    queries = np.arange(ctx.labeled.num_queries)
+    return [seg.take(total, ctx.offsets, queries, np.full(len(queries), k - 1)) for k in cutoffs]
 
 
 def ndcg_rel(ctx: Context, spec: GainSpec | None) -> list[np.ndarray]:
     """nDCG averaged over the relevant documents (positive ideal gain)."""
+    spec = ctx.resolve(spec)
     g = ctx.gains(spec)
     actual, ideal = ctx.dcg_prefix(spec), ctx.ideal_prefix(spec)
     num_ideal = np.diff(g.ideal_offsets)
@@ -125,6 +184,7 @@ def ndcg_rel(ctx: Context, spec: GainSpec | None) -> list[np.ndarray]:
 
 def rndcg(ctx: Context, spec: GainSpec | None) -> list[np.ndarray]:
     """nDCG averaged at each point where the ideal gain changes, plus the end of a longer ranking."""
+    spec = ctx.resolve(spec)
     g = ctx.gains(spec)
     nq = ctx.labeled.num_queries
     actual, ideal = ctx.dcg_prefix(spec), ctx.ideal_prefix(spec)
@@ -157,6 +217,7 @@ def rndcg(ctx: Context, spec: GainSpec | None) -> list[np.ndarray]:
 
 def gain_g(ctx: Context, spec: GainSpec | None) -> list[np.ndarray]:
     """trec_eval's experimental normalised gain G."""
+    spec = ctx.resolve(spec)
     g = ctx.gains(spec)
     num_ideal = np.diff(g.ideal_offsets)
     inside = ctx.position < num_ideal[ctx.query]
@@ -248,6 +309,7 @@ class Measure:
     summary: str = "mean"  # mean | sum | count | tag
     per_query: bool = True
     in_trec_eval_9: bool = True  # dcg and ideal_dcg are new in trec_eval 10
+    in_trec_eval: bool = True  # False: trecgain's own measure, outside the `gain` nickname
     complete_summary: Callable[[Any], int] | None = None  # the `all` value with -c, from the whole qrels
     depth: Callable[[Any], int | None] = lambda params: None  # ranks it reads (None: all)
 
@@ -293,10 +355,15 @@ REGISTRY: tuple[Measure, ...] = (
     Measure("ndcg_cut", "nDCG at cutoffs, grades as gains: -m ndcg_cut.5,10 "
             "(default 5,10,15,20,30,100,200,500,1000).", ndcg_cut, parse_cutoffs,
             default=(5, 10, 15, 20, 30, 100, 200, 500, 1000), naming="cutoffs", depth=max),
+    Measure("ndcg_p", "nDCG over the whole ranking with exponential gains 2^grade - 1 (not in trec_eval).",
+            ndcg_p, in_trec_eval=False),
+    Measure("cg_cut", "Cumulative gain at cutoffs, undiscounted: -m cg_cut.5,10 (not in trec_eval; "
+            "gains from --global-gains).", cg_cut, parse_cutoffs, default=(5, 10, 15, 20, 30, 100, 200, 500, 1000),
+            naming="cutoffs", depth=max, in_trec_eval=False),
 )
 
 BY_NAME = {m.name: m for m in REGISTRY}
-NICKNAMES = {"gain": tuple(m.name for m in REGISTRY)}
+NICKNAMES = {"gain": tuple(m.name for m in REGISTRY if m.in_trec_eval)}
 TREC_EVAL_SETS = ("all_trec", "official", "all_qrels", "qrels_jg", "all_prefs", "set", "trec_results")
 OTHER_TREC_EVAL = {"map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall",
                    "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "map_cut", "relative_P", "success",
@@ -312,6 +379,9 @@ class Request:
     params: Any
     text: str | None = None
     lines: list[str] = field(default_factory=list)
+    gains: GainSpec | None = None  # this measure's own gains (ir_measures names)
+    judged_only: bool = False  # this measure alone drops unjudged documents (ir_measures names)
+    label: str | None = None  # the line name the user wrote (ir_measures names)
 
 
 def parse_requests(specs: list[str] | tuple[str, ...], compat: str = "10") -> list[Request]:
@@ -321,6 +391,9 @@ def parse_requests(specs: list[str] | tuple[str, ...], compat: str = "10") -> li
     """
     chosen: dict[str, Request] = {}
     for spec in specs:
+        if names_module.looks_like_ir_measures(spec) or spec in names_module.MEASURES and spec not in BY_NAME:
+            chosen.setdefault(spec, _ir_request(names_module.parse(spec), compat))
+            continue
         name, dot, text = spec.partition(".")
         names = NICKNAMES.get(name)
         if names is None:
@@ -338,10 +411,17 @@ def parse_requests(specs: list[str] | tuple[str, ...], compat: str = "10") -> li
                     chosen[n] = Request(measure, params, text)
             elif n not in chosen:
                 chosen[n] = Request(measure, measure.default, None)
-    ordered = [chosen[m.name] for m in REGISTRY if m.name in chosen]
+    rank = {m.name: i for i, m in enumerate(REGISTRY)}
+    ordered = sorted(chosen.values(), key=lambda r: rank[r.measure.name])  # stable: -m order within a measure
     for r in ordered:
-        r.lines = r.measure.line_names(r.params, r.text)
+        r.lines = [r.label] if r.label else r.measure.line_names(r.params, r.text)
     return ordered
+
+
+def _ir_request(parsed: "names_module.IrMeasure", compat: str) -> Request:
+    measure = BY_NAME[parsed.measure]
+    params = (parsed.cutoff,) if parsed.cutoff else None
+    return Request(measure, params, None, gains=parsed.gains, judged_only=parsed.judged_only, label=parsed.text)
 
 
 def _unknown(name: str) -> str:
@@ -360,12 +440,11 @@ def _unknown(name: str) -> str:
 
 def depth_needed(requests: list[Request]) -> int | None:
     """How many ranks of each ranking the requests read (None: all of them)."""
-    depths = [r.measure.depth(r.params) for r in requests]
+    depths = [None if r.judged_only else r.measure.depth(r.params) for r in requests]
     return None if any(d is None for d in depths) else max(depths, default=0)
 
 
-def compute(requests: list[Request], labeled: Labeled) -> list[tuple[Request, list[np.ndarray]]]:
+def compute(requests: list[Request], ctx: Context) -> list[tuple[Request, list[np.ndarray]]]:
     """Per-query values of every requested line."""
-    ctx = Context(labeled)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # IEEE results, as in C
-        return [(r, r.measure.compute(ctx, r.params)) for r in requests]
+        return [(r, r.measure.compute(ctx.variant(r.gains, r.judged_only), r.params)) for r in requests]
