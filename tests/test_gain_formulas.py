@@ -117,3 +117,27 @@ def test_exact_ideal_and_its_warning():
     # by value the ideal is 3, 2, 0.5, 0.5: DCG 0.5 + 0.5/log2(3) over that ideal
     ideal = 3 + 2 / math.log2(3) + 0.5 / 2 + 0.5 / math.log2(5)
     assert math.isclose(exact.aggregate["ndcg_1=0.5"], (0.5 + 0.5 / math.log2(3)) / ideal, rel_tol=1e-12)
+
+
+def test_fractional_grades_are_refused_unless_asked_for(tmp_path):
+    from trecgain import TrecgainError
+
+    qrels = {"1": {"a": 2.5, "b": 1, "c": 0.5, "d": 0}}
+    run = {"1": {"c": 3.0, "a": 2.0, "d": 1.0}}
+    with pytest.raises(TrecgainError, match="fractional"):
+        Evaluator(qrels, measures=["ndcg"])
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 a 2.5\n1 0 b 1\n1 0 c 0.5\n1 0 d 0\n")
+    with pytest.raises(TrecgainError, match=r"q.txt:1: .*--fractional-grades"):
+        Evaluator(str(q), measures=["ndcg"])
+    for source in (qrels, str(q)):
+        linear = Evaluator(source, measures=["ndcg", "num_rel"], fractional_grades=True).evaluate(run).aggregate
+        exp = Evaluator(source, measures=["ndcg"], fractional_grades=True, global_gains="exp").evaluate(run).aggregate
+        dcg = sum(g / math.log2(i + 2) for i, g in enumerate([0.5, 2.5, 0]))
+        ideal = sum(g / math.log2(i + 2) for i, g in enumerate([2.5, 1, 0.5]))
+        assert math.isclose(linear["ndcg"], dcg / ideal, rel_tol=1e-12) and linear["num_rel"] == 2
+        gains = [2 ** 0.5 - 1, 2 ** 2.5 - 1, 0]
+        ideal = [2 ** 2.5 - 1, 1, 2 ** 0.5 - 1]
+        expected = sum(g / math.log2(i + 2) for i, g in enumerate(gains)) / \
+            sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+        assert math.isclose(exp["ndcg"], expected, rel_tol=1e-12)

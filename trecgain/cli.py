@@ -45,6 +45,7 @@ def _help_text() -> str:
              "                                 or level=gain,... (a measure's own gain string wins)",
              "      --discount SPEC            log:2 (default), log:e, log:10, log:B, or jk:B (Jarvelin-Kekalainen)",
              "      --exact-ideal              sort gains by value when building the ideal ranking",
+             "      --fractional-grades        accept grades such as 2.5 (the grade is the gain, or its exponent)",
              "  -v, --version                  print the version",
              "  -h, --help                     this help",
              "", "Measures (printed in this order):"]
@@ -75,12 +76,13 @@ def _help_text() -> str:
 @click.option("--global-gains", "global_gains")
 @click.option("--discount", default="log:2")
 @click.option("--exact-ideal", "exact_ideal", is_flag=True)
+@click.option("--fractional-grades", "fractional_grades", is_flag=True)
 @click.argument("files", nargs=-1)
 def command(show_help: bool, show_version: bool, per_query: bool, measures: tuple[str, ...], complete: bool,
             level: str | None, nosummary: bool, debug: str | None, judged_only: bool, num_docs: str | None,
             max_docs: str | None, rel_format: str | None, results_format: str | None, old_format: bool,
             zscore: str | None, compat: str, jobs: str | None, global_gains: str | None, discount: str,
-            exact_ideal: bool, files: tuple[str, ...]) -> None:
+            exact_ideal: bool, fractional_grades: bool, files: tuple[str, ...]) -> None:
     """Parse trec_eval's options and print the evaluation."""
     if show_help:
         click.echo(_help_text(), nl=False)
@@ -105,7 +107,8 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
     evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
                           relevance_level=_integer(level, "-l") if level is not None else 1,
                           judged_only=judged_only, complete=complete, max_docs=_integer(max_docs, "-M", 0),
-                          compat=compat, global_gains=global_gains, discount=discount, exact_ideal=exact_ideal)
+                          compat=compat, global_gains=global_gains, discount=discount, exact_ideal=exact_ideal,
+                          fractional_grades=fractional_grades)
     outputs = _evaluate_runs(evaluator, files[1:], _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
     for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
         sys.stderr.write(f"trecgain: warning: {warning}\n")

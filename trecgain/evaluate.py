@@ -84,7 +84,7 @@ class Evaluator:
     def __init__(self, qrels: Source | Qrels, measures: Iterable[str] = ("gain",), relevance_level: int = 1,
                  judged_only: bool = False, complete: bool = False, max_docs: int | None = None,
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
-                 exact_ideal: bool = False):
+                 exact_ideal: bool = False, fractional_grades: bool = False):
         compat = str(compat)
         if compat not in COMPAT_MODES:
             raise TrecgainError(f"compat must be one of {', '.join(COMPAT_MODES)}, not '{compat}'")
@@ -93,7 +93,7 @@ class Evaluator:
         if isinstance(measures, str):
             measures = [measures]
         self.requests = parse_requests(list(measures), compat)
-        self.qrels = qrels if isinstance(qrels, Qrels) else read_qrels(qrels)
+        self.qrels = qrels if isinstance(qrels, Qrels) else read_qrels(qrels, fractional=fractional_grades)
         self.relevance_level = int(relevance_level)
         self.judged_only = judged_only
         self.complete = complete

@@ -243,6 +243,8 @@ def _compare(a: float, b: float) -> int:
 def compute_gains(labeled: Labeled, spec: GainSpec | None) -> Gains:
     """Gains of ranked documents and the ideal ranking of every query."""
     spec = spec or GainSpec("", ())
+    if labeled.judged.dtype.kind == "f":
+        return _fractional_gains(labeled, spec)
     nq = labeled.num_queries
     judged_query = segment_ids(labeled.judged_offsets)
     counts = np.diff(labeled.judged_offsets)
@@ -285,6 +287,26 @@ def compute_gains(labeled: Labeled, spec: GainSpec | None) -> Gains:
     row_query, row_gain, row_count = row_query[order], row_gain[order], row_count[order]
     ideal_offsets, ideal, stop = _walk(nq, row_query, row_gain, row_count, gate)
     return Gains(ranked, ideal_offsets, ideal, gate, stop, tuple(warnings))
+
+
+def _fractional_gains(labeled: Labeled, spec: GainSpec) -> Gains:
+    """--fractional-grades: the grade is the gain (linear), its exponent (exp), or compared with -l
+    (binary); the ideal ranking sorts the judged documents by gain."""
+    if spec.pairs:
+        raise TrecgainError(f"gains '{spec.text}' name levels, which fractional grades do not have; "
+                            "use --global-gains linear, exp or binary")
+    level = labeled.relevance_level
+    values = labeled.values
+    ranked = np.where(values >= 0, scheme_gain(spec.scheme, np.maximum(values, 0), level), 0.0)
+    judged = scheme_gain(spec.scheme, labeled.judged, level)  # grades descending: gains too
+    query = segment_ids(labeled.judged_offsets)
+    positive = judged > 0
+    counts = np.bincount(query[positive], minlength=labeled.num_queries)
+    gate = np.zeros(labeled.num_queries)
+    has = np.diff(labeled.judged_offsets) > 0
+    gate[has] = judged[labeled.judged_offsets[:-1][has]]
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return Gains(ranked, offsets, judged[positive], gate, np.zeros(labeled.num_queries))
 
 
 def _walk(nq: int, row_query: np.ndarray, row_gain: np.ndarray, row_count: np.ndarray,

@@ -64,7 +64,7 @@ def label(ranking: Ranking, run: Run, qrels: Qrels, *, relevance_level: int = 1,
 
 def _lookup(query: np.ndarray, docnos: np.ndarray, qrels: Qrels) -> np.ndarray:
     """Relevance value of each (query, docno): grade, NOT_IN_QRELS or UNJUDGED."""
-    values = np.full(len(docnos), NOT_IN_QRELS, dtype=np.int64)
+    values = np.full(len(docnos), NOT_IN_QRELS, dtype=qrels.grades.dtype)
     if len(docnos) == 0:
         return values
     key = doc_keys(query, docnos)
@@ -81,11 +81,11 @@ def _lookup(query: np.ndarray, docnos: np.ndarray, qrels: Qrels) -> np.ndarray:
     return values
 
 
-def _exact(qrels: Qrels, q: int, docno: bytes) -> int:
+def _exact(qrels: Qrels, q: int, docno: bytes) -> float:
     lo, hi = qrels.offsets[q], qrels.offsets[q + 1]
     for i in range(lo, hi):
         if qrels.docnos[i] == docno:
-            grade = int(qrels.grades[i])
+            grade = qrels.grades[i]
             return grade if grade >= 0 else UNJUDGED
     return NOT_IN_QRELS
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import math
 import os
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -115,11 +116,15 @@ class _Columns:
     last_tokens: list[bytes]
 
 
-def read_qrels(source: Source) -> Qrels:
-    """Read a qrels file (`qid iter docno grade`), or a pytrec_eval-style dict."""
+def read_qrels(source: Source, fractional: bool = False) -> Qrels:
+    """Read a qrels file (`qid iter docno grade`), or a pytrec_eval-style dict.
+
+    Grades are integers, or with `fractional` any decimal number (2.5, as graders' averages
+    or LLM judges give)."""
     if isinstance(source, dict):
-        return _qrels_from_dict(source)
-    name, cols = _read_columns(source, {0: _as_text, 2: _as_text, 3: _parse_grades}, exact=4, kind="qrels")
+        return _qrels_from_dict(source, fractional)
+    grades = _parse_fractional_grades if fractional else _parse_grades
+    name, cols = _read_columns(source, {0: _as_text, 2: _as_text, 3: grades}, exact=4, kind="qrels")
     qids, docnos, grades = (c.array() for c in cols.fields)
     if len(qids) == 0:
         raise TrecgainError("no judgments in the qrels file", name)
@@ -398,7 +403,7 @@ _POW10 = 10.0 ** np.arange(23)
 
 
 def _parse_scores(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray,
-                  name: str) -> np.ndarray:
+                  name: str, what: str = "score") -> np.ndarray:
     """Decimal scores (`12.5`, `-3`, `1e-05`); anything else names its line.
 
     Plain decimals of up to 15 digits are exact as integer / 10**k (one correctly rounded
@@ -407,7 +412,7 @@ def _parse_scores(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, line
     matrix = _bytes_matrix(text)
     if not _SCORE_CHARS[matrix].all():
         bad = ~_SCORE_CHARS[matrix].all(axis=1)
-        _bad_number(text, lines, name, int(np.flatnonzero(bad)[0]), "score")
+        _bad_number(text, lines, name, int(np.flatnonzero(bad)[0]), what)
     values, fast = _plain_decimals(matrix)
     slow = np.flatnonzero(~fast)
     if len(slow):
@@ -418,7 +423,7 @@ def _parse_scores(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, line
                 try:
                     float(text[i])
                 except ValueError:
-                    _bad_number(text, lines, name, int(i), "score")
+                    _bad_number(text, lines, name, int(i), what)
             raise
     return values
 
@@ -457,11 +462,28 @@ def _parse_grades(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, line
     digits = (matrix != 0).sum(axis=1) - signed
     ok = (_DIGITS[first] | signed) & _DIGITS[matrix[:, 1:]].all(axis=1) & (digits > 0)
     if not ok.all():
-        _bad_number(text, lines, name, np.flatnonzero(~ok)[0], "grade", "an integer")
+        i = int(np.flatnonzero(~ok)[0])
+        if _looks_fractional(text[i]):
+            raise TrecgainError(f"grade '{_text(text[i])}' is not an integer (use --fractional-grades, "
+                                "or fractional_grades=True, for fractional grades)", name, int(lines[i]))
+        _bad_number(text, lines, name, i, "grade", "an integer")
     if (digits > 15).any():
         i = int(np.flatnonzero(digits > 15)[0])
         raise TrecgainError(f"grade {_text(text[i])} is out of range", name, int(lines[i]))
     return text.astype(np.int64)
+
+
+def _looks_fractional(token: bytes) -> bool:
+    try:
+        return math.isfinite(float(token)) and b"_" not in token
+    except ValueError:
+        return False
+
+
+def _parse_fractional_grades(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray,
+                             name: str) -> np.ndarray:
+    """Decimal grades, read exactly like scores."""
+    return _parse_scores(padded, starts, ends, lines, name, what="grade")
 
 
 def _bad_number(text: np.ndarray, lines: np.ndarray, name: str, i: int, what: str, want: str = "a number") -> None:
@@ -522,17 +544,19 @@ def _text(value: bytes) -> str:
     return bytes(value).decode("utf-8", "backslashreplace")
 
 
-def _qrels_from_dict(qrels: dict) -> Qrels:
+def _qrels_from_dict(qrels: dict, fractional: bool = False) -> Qrels:
     """pytrec_eval shape: {qid: {docno: grade}}."""
     rows = [(_key(q), _key(d), g) for q, docs in qrels.items() for d, g in docs.items()]
     if not rows:
         raise TrecgainError("no judgments in the qrels", "qrels")
     for q, d, g in rows:
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
-            raise TrecgainError(f"grade {g!r} of document '{_text(d)}' is not an integer", "qrels")
+        number = isinstance(g, (int, np.integer)) or fractional and isinstance(g, (float, np.floating))
+        if isinstance(g, bool) or not number or (fractional and not math.isfinite(g)):
+            hint = "" if fractional or not isinstance(g, float) else " (fractional_grades=True accepts it)"
+            raise TrecgainError(f"grade {g!r} of document '{_text(d)}' is not an integer{hint}", "qrels")
     qids = np.array([r[0] for r in rows], dtype="S")
     docnos = np.array([r[1] for r in rows], dtype="S")
-    grades = np.array([r[2] for r in rows], dtype=np.int64)
+    grades = np.array([r[2] for r in rows], dtype=np.float64 if fractional else np.int64)
     return _make_qrels("qrels", qids, docnos, grades, np.arange(1, len(rows) + 1))
 
 
