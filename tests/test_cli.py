@@ -118,3 +118,12 @@ def test_one_bad_run_among_several_prints_nothing(tmp_path):
         out = run_process(["-j", jobs, "-m", "ndcg", EXAMPLE[0], EXAMPLE[1], str(bad)])
         assert out.rc != 0 and out.stdout == b""
         assert out.stderr.strip().splitlines() == [f"trecgain: {bad}:1: score 'high' is not a number"]
+
+
+def test_to_dataframe_when_pandas_is_installed():
+    import pandas as pd  # a test dependency: trecgain itself runs without it
+    res = Evaluator(EXAMPLE[0], measures=["ndcg", "num_ret"]).evaluate(EXAMPLE[1])
+    frame = res.to_dataframe()
+    assert list(frame.columns) == ["num_ret", "ndcg"] and list(frame.index) == ["301", "302", "303"]
+    assert frame.loc["302", "ndcg"] == res.per_query["302"]["ndcg"]
+    assert isinstance(frame, pd.DataFrame)

@@ -58,6 +58,18 @@ class Result:
         """{line name: value of the `all` line}."""
         return {ln.name: (_text(ln.summary) if ln.kind == "tag" else ln.summary) for ln in self.lines}  # type: ignore
 
+    def to_dataframe(self):
+        """Per-query values as a pandas DataFrame, one row per query, one column per line
+        (pandas is optional: install it to use this)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_dataframe needs pandas: pip install pandas") from None
+        names = [ln.name for ln in self.lines if ln.per_query]
+        frame = pd.DataFrame({n: [row[n] for row in self.per_query.values()] for n in names}, index=self.qids)
+        frame.index.name = "qid"
+        return frame
+
     def to_trec(self, per_query: bool = False, summary: bool = True) -> str:
         """The exact text the command line prints (-q gives per_query, -n turns summary off)."""
         return self.to_trec_bytes(per_query, summary).decode("utf-8", "surrogateescape")
