@@ -102,6 +102,16 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
         raise click.UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
     if files[1:].count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one run only")
+    try:
+        _evaluate_and_print(files, measures, level, judged_only, complete, max_docs, compat, jobs, global_gains,
+                            discount, exact_ideal, fractional_grades, per_query, nosummary)
+    except KeyboardInterrupt:
+        raise _Interrupted() from None
+
+
+def _evaluate_and_print(files, measures, level, judged_only, complete, max_docs, compat, jobs, global_gains,
+                        discount, exact_ideal, fractional_grades, per_query, nosummary) -> None:
+    """Build the evaluator from the options, evaluate every run, print once all are done."""
     from .evaluate import Evaluator
 
     evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
@@ -112,10 +122,22 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
     outputs = _evaluate_runs(evaluator, files[1:], _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
     for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
         sys.stderr.write(f"trecgain: warning: {warning}\n")
+    _write(b"".join(output for output, _ in outputs))  # printed only once every run has been evaluated
+
+
+def _write(data: bytes) -> None:
+    """Write to standard output; a full disk or a closed stdout is an error, a closed pipe is not."""
+    if sys.stdout is None:
+        raise TrecgainError("cannot write the results: standard output is closed")
     out = sys.stdout.buffer
-    for output, _ in outputs:  # printed only once every run has been evaluated
-        out.write(output)
-    out.flush()
+    try:
+        out.write(data)
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        _quiet_stdout()
+        raise TrecgainError(f"cannot write the results: {err.strerror or err}") from None
 
 
 _SHARED: dict = {}
@@ -151,14 +173,16 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(err), 1)
     except click.ClickException as err:
         return _fail(f"{err.format_message()} ({USAGE.split(': ', 1)[1]}; -h for help)", 2)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, _Interrupted, KeyboardInterrupt):
         return _fail("interrupted", 130)
     except BrokenPipeError:
         _quiet_stdout()
         return 0
-    except KeyboardInterrupt:
-        return _fail("interrupted", 130)
     return 0
+
+
+class _Interrupted(Exception):
+    """Ctrl-C inside the command (click would print an extra empty line for KeyboardInterrupt)."""
 
 
 def _fail(message: str, status: int) -> int:
@@ -174,7 +198,7 @@ def _quiet_stdout() -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass
 
 
