@@ -127,3 +127,15 @@ def test_to_dataframe_when_pandas_is_installed():
     assert list(frame.columns) == ["num_ret", "ndcg"] and list(frame.index) == ["301", "302", "303"]
     assert frame.loc["302", "ndcg"] == res.per_query["302"]["ndcg"]
     assert isinstance(frame, pd.DataFrame)
+
+
+def test_gdeval_subcommand_and_err_measure():
+    out = run_cli(["gdeval", *EXAMPLE, "10"])
+    assert out.rc == 0
+    lines = out.stdout.decode().splitlines()
+    assert lines[0] == "runid,topic,ndcg@10,err@10" and lines[-1].startswith("bm25,amean,")
+    err_mean = float(lines[-1].split(",")[3])
+    agg = run_cli(["-m", "err_cut.10", "-m", "ERR@10", *EXAMPLE]).stdout.decode().splitlines()
+    assert [line.split("\t")[0].strip() for line in agg] == ["err_cut_10", "ERR@10"]
+    assert all(abs(float(line.split("\t")[2]) - err_mean) < 1e-4 for line in agg)
+    assert run_cli(["gdeval", *EXAMPLE, "ten"]).rc == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import click
@@ -46,6 +47,9 @@ def _help_text() -> str:
              "      --discount SPEC            log:2 (default), log:e, log:10, log:B, or jk:B (Jarvelin-Kekalainen)",
              "      --exact-ideal              sort gains by value when building the ideal ranking",
              "      --fractional-grades        accept grades such as 2.5 (the grade is the gain, or its exponent)",
+             "      --err-max-grade G          err_cut's top grade (default 4, as gdeval.pl)",
+             "",
+             "  trecgain gdeval QRELS RUN K    gdeval.pl's nDCG@K and ERR@K, exactly as it prints them",
              "  -v, --version                  print the version",
              "  -h, --help                     this help",
              "", "Measures (printed in this order):"]
@@ -77,12 +81,13 @@ def _help_text() -> str:
 @click.option("--discount", default="log:2")
 @click.option("--exact-ideal", "exact_ideal", is_flag=True)
 @click.option("--fractional-grades", "fractional_grades", is_flag=True)
+@click.option("--err-max-grade", "err_max_grade")
 @click.argument("files", nargs=-1)
 def command(show_help: bool, show_version: bool, per_query: bool, measures: tuple[str, ...], complete: bool,
             level: str | None, nosummary: bool, debug: str | None, judged_only: bool, num_docs: str | None,
             max_docs: str | None, rel_format: str | None, results_format: str | None, old_format: bool,
             zscore: str | None, compat: str, jobs: str | None, global_gains: str | None, discount: str,
-            exact_ideal: bool, fractional_grades: bool, files: tuple[str, ...]) -> None:
+            exact_ideal: bool, fractional_grades: bool, err_max_grade: str | None, files: tuple[str, ...]) -> None:
     """Parse trec_eval's options and print the evaluation."""
     if show_help:
         click.echo(_help_text(), nl=False)
@@ -104,13 +109,13 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
         raise TrecgainError("standard input ('-') can be read as one run only")
     try:
         _evaluate_and_print(files, measures, level, judged_only, complete, max_docs, compat, jobs, global_gains,
-                            discount, exact_ideal, fractional_grades, per_query, nosummary)
+                            discount, exact_ideal, fractional_grades, err_max_grade, per_query, nosummary)
     except KeyboardInterrupt:
         raise _Interrupted() from None
 
 
 def _evaluate_and_print(files, measures, level, judged_only, complete, max_docs, compat, jobs, global_gains,
-                        discount, exact_ideal, fractional_grades, per_query, nosummary) -> None:
+                        discount, exact_ideal, fractional_grades, err_max_grade, per_query, nosummary) -> None:
     """Build the evaluator from the options, evaluate every run, print once all are done."""
     from .evaluate import Evaluator
 
@@ -118,7 +123,8 @@ def _evaluate_and_print(files, measures, level, judged_only, complete, max_docs,
                           relevance_level=_integer(level, "-l") if level is not None else 1,
                           judged_only=judged_only, complete=complete, max_docs=_integer(max_docs, "-M", 0),
                           compat=compat, global_gains=global_gains, discount=discount, exact_ideal=exact_ideal,
-                          fractional_grades=fractional_grades)
+                          fractional_grades=fractional_grades,
+                          err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4)
     outputs = _evaluate_runs(evaluator, files[1:], _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
     for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
         sys.stderr.write(f"trecgain: warning: {warning}\n")
@@ -167,8 +173,11 @@ def _text_and_warnings(result, per_query: bool, summary: bool) -> tuple[bytes, l
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; errors become one line on stderr and a non-zero exit status."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["gdeval"]:
+        return _gdeval(args[1:])
     try:
-        command.main(args=argv, prog_name="trecgain", standalone_mode=False)
+        command.main(args=args, prog_name="trecgain", standalone_mode=False)
     except TrecgainError as err:
         return _fail(str(err), 1)
     except click.ClickException as err:
@@ -183,6 +192,23 @@ def main(argv: list[str] | None = None) -> int:
 
 class _Interrupted(Exception):
     """Ctrl-C inside the command (click would print an extra empty line for KeyboardInterrupt)."""
+
+
+def _gdeval(args: list[str]) -> int:
+    """`trecgain gdeval QRELS RUN K`: gdeval.pl's output (a file named gdeval needs ./gdeval)."""
+    if len(args) != 3 or not re.fullmatch(r"[1-9][0-9]*", args[2]):
+        return _fail("usage: trecgain gdeval QRELS RUN K (K a positive whole number)", 2)
+    from . import gdeval
+
+    try:
+        _write(gdeval.evaluate(args[0], args[1], int(args[2])).to_bytes())
+    except TrecgainError as err:
+        return _fail(str(err), 1)
+    except BrokenPipeError:
+        _quiet_stdout()
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    return 0
 
 
 def _fail(message: str, status: int) -> int:

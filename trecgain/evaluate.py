@@ -96,7 +96,7 @@ class Evaluator:
     def __init__(self, qrels: Source | Qrels, measures: Iterable[str] = ("gain",), relevance_level: int = 1,
                  judged_only: bool = False, complete: bool = False, max_docs: int | None = None,
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
-                 exact_ideal: bool = False, fractional_grades: bool = False):
+                 exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4):
         compat = str(compat)
         if compat not in COMPAT_MODES:
             raise TrecgainError(f"compat must be one of {', '.join(COMPAT_MODES)}, not '{compat}'")
@@ -114,6 +114,9 @@ class Evaluator:
         self.global_gains = parse_global_gains(global_gains, compat) if global_gains else None
         self.discount = parse_discount(discount)
         self.exact_ideal = exact_ideal
+        if not 0 <= err_max_grade <= 1023:
+            raise TrecgainError(f"err_max_grade must be from 0 to 1023, not {err_max_grade}")
+        self.err_max_grade = err_max_grade
 
     def _follows_10(self) -> bool:
         """Whether queries the run lacks follow trec_eval 10's rules: with -c it prints them with -q
@@ -131,7 +134,7 @@ class Evaluator:
                             empty_ok=self.complete and self._follows_10()):
             labeled = label(ranking, run, self.qrels, relevance_level=self.relevance_level,
                             judged_only=self.judged_only, depth=depth)
-            ctx = Context(labeled, self.discount, self.global_gains, self.exact_ideal)
+            ctx = Context(labeled, self.discount, self.global_gains, self.exact_ideal, self.err_max_grade)
             batches.append((labeled.qids, labeled.in_run, compute(self.requests, ctx)))
             warnings += [w for w in ctx.warnings if w not in warnings]
         qids = [q for b in batches for q in b[0]]

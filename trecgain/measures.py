@@ -17,6 +17,7 @@ import numpy as np
 from . import names as names_module
 from . import segments as seg
 from .discounts import TREC_EVAL, Discount
+from .err import err_cut
 from .errors import TrecgainError
 from .gains import GainSpec, Gains, compute_gains, parse_gain_spec
 from .label import Labeled
@@ -26,8 +27,9 @@ class Context:
     """Arrays shared by the measures of one evaluation, computed on first use."""
 
     def __init__(self, labeled: Labeled, discount: Discount = TREC_EVAL, global_gains: GainSpec | None = None,
-                 exact_ideal: bool = False):
+                 exact_ideal: bool = False, err_max_grade: int = 4):
         self.labeled = labeled
+        self.err_max_grade = err_max_grade
         self.discount = discount
         self.global_gains = global_gains
         self.exact_ideal = exact_ideal
@@ -51,7 +53,7 @@ class Context:
 
         def make() -> Context:
             labeled = _judged_only(self.labeled) if judged_only else self.labeled
-            other = Context(labeled, self.discount, gains or self.global_gains, self.exact_ideal)
+            other = Context(labeled, self.discount, gains or self.global_gains, self.exact_ideal, self.err_max_grade)
             other.warnings = self.warnings
             return other
         return self._once(("variant", gains, judged_only), make)
@@ -355,6 +357,10 @@ REGISTRY: tuple[Measure, ...] = (
     Measure("ndcg_cut", "nDCG at cutoffs, grades as gains: -m ndcg_cut.5,10 "
             "(default 5,10,15,20,30,100,200,500,1000).", ndcg_cut, parse_cutoffs,
             default=(5, 10, 15, 20, 30, 100, 200, 500, 1000), naming="cutoffs", depth=max),
+    Measure("err_cut", "Expected reciprocal rank at cutoffs as gdeval.pl computes it, r = (2^grade - 1) / 2^max "
+            "(max grade 4, --err-max-grade): -m err_cut.10,20 (not in trec_eval).", lambda ctx, cutoffs:
+            err_cut(ctx, cutoffs, ctx.err_max_grade), parse_cutoffs, default=(5, 10, 20), naming="cutoffs",
+            depth=max, in_trec_eval=False),
     Measure("ndcg_p", "nDCG over the whole ranking with exponential gains 2^grade - 1 (not in trec_eval).",
             ndcg_p, in_trec_eval=False),
     Measure("cg_cut", "Cumulative gain at cutoffs, undiscounted: -m cg_cut.5,10 (not in trec_eval; "
