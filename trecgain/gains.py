@@ -249,7 +249,8 @@ def compute_gains(labeled: Labeled, spec: GainSpec | None) -> Gains:
     judged_query = segment_ids(labeled.judged_offsets)
     counts = np.diff(labeled.judged_offsets)
     starts = labeled.judged_offsets[:-1]
-    num_levels = np.where(counts > 0, labeled.judged[np.minimum(starts, max(len(labeled.judged) - 1, 0))] + 1, 0)
+    num_levels = np.zeros(nq, dtype=np.int64)  # 1 + the highest judged grade (0 with none judged)
+    num_levels[counts > 0] = labeled.judged[starts[counts > 0]] + 1
     doc_query = segment_ids(labeled.offsets)
     values = labeled.values
     doc_levels = num_levels[doc_query]

@@ -12,6 +12,7 @@ import gzip
 import io
 import math
 import os
+import zlib
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -195,7 +196,7 @@ def _chunks(stream: IO[bytes], name: str) -> Iterator[bytes]:
     while True:
         try:
             block = stream.read(CHUNK_BYTES)
-        except (OSError, EOFError, gzip.BadGzipFile) as err:
+        except (OSError, EOFError, zlib.error) as err:  # BadGzipFile is an OSError
             raise TrecgainError(f"cannot read: {err}", name) from None
         if not block:
             break
