@@ -90,10 +90,10 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
             exact_ideal: bool, fractional_grades: bool, err_max_grade: str | None, files: tuple[str, ...]) -> None:
     """Parse trec_eval's options and print the evaluation."""
     if show_help:
-        click.echo(_help_text(), nl=False)
+        _write(_help_text().encode())
         return
     if show_version:
-        click.echo(f"trecgain {__version__} (trec_eval 10.0 and 9.x compatible)")
+        _write(f"trecgain {__version__} (trec_eval 10.0 and 9.x compatible)\n".encode())
         return
     if debug is not None:
         raise TrecgainError("option -D (debug output) is not supported; use -q for per-query values")
@@ -212,6 +212,7 @@ def _gdeval(args: list[str]) -> int:
 
 
 def _fail(message: str, status: int) -> int:
+    message = re.sub(r"[\x00-\x1f\x7f]", lambda m: repr(m.group())[1:-1], message)  # one line, always
     sys.stderr.write(f"trecgain: {message}\n")
     sys.stderr.flush()
     return status

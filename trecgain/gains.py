@@ -118,7 +118,7 @@ def _gain_value(value: str, text: str) -> float:
         gain = float(value)
     except ValueError:
         gain = math.nan
-    if not math.isfinite(gain) or "_" in value:
+    if not math.isfinite(gain) or "_" in value or not value.isascii():
         raise TrecgainError(f"gain '{value}' in '{text}' is not a number")
     return gain
 
@@ -232,9 +232,17 @@ def _glibc_msort(items: list) -> list:
     return out + left[i:] + right[j:]
 
 
+INT_MIN = -(2**31)
+
+
 def _compare(a: float, b: float) -> int:
-    """trec_eval's comparator: the difference of two gains converted to int (toward zero)."""
-    return int(a - b)
+    """trec_eval's comparator: the difference of two gains converted to int (toward zero).
+
+    A difference outside int's range converts, on x86 (cvttsd2si), to INT_MIN."""
+    diff = a - b
+    if not (-2**31 < diff < 2**31):
+        return INT_MIN
+    return int(diff)
 
 
 # ---------------------------------------------------------------- all queries

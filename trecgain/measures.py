@@ -273,6 +273,9 @@ def runid(ctx: Context, _: Any = None) -> list[np.ndarray]:
 # ---------------------------------------------------------------- parameters
 
 
+MAX_CUTOFF = 2**31 - 1
+
+
 def parse_cutoffs(text: str, compat: str) -> tuple[int, ...]:
     """Comma-separated positive cutoffs; `2.5` is 2 as with trec_eval's atol; sorted, no duplicates."""
     values = []
@@ -283,6 +286,8 @@ def parse_cutoffs(text: str, compat: str) -> tuple[int, ...]:
             raise TrecgainError(f"cutoff '{item}' in '{text}' is not a whole number")
         values.append(int(head))
     values.sort()
+    if values[-1] > MAX_CUTOFF:
+        raise TrecgainError(f"cutoff {values[-1]} in '{text}' is too large (at most {MAX_CUTOFF})")
     if values[0] <= 0:
         raise TrecgainError(f"cutoffs must be positive: '{text}'")
     if len(set(values)) != len(values):
@@ -397,6 +402,8 @@ def parse_requests(specs: list[str] | tuple[str, ...], compat: str = "10") -> li
     """
     chosen: dict[str, Request] = {}
     for spec in specs:
+        if not spec or not spec.isprintable():
+            raise TrecgainError(f"measure {spec!r}: a measure name has no line breaks, tabs or control characters")
         if names_module.looks_like_ir_measures(spec) or spec in names_module.MEASURES and spec not in BY_NAME:
             chosen.setdefault(spec, _ir_request(names_module.parse(spec), compat))
             continue

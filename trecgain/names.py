@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 import re
 from dataclasses import dataclass
 
@@ -37,7 +38,7 @@ def looks_like_ir_measures(text: str) -> bool:
 
 def parse(text: str) -> IrMeasure:
     """Parse `Name(param=literal, ...)@cutoff`; unknown names or parameters list close matches."""
-    match = _FORM.match(text.strip())
+    match = _FORM.fullmatch(text)
     if not match:
         raise TrecgainError(f"measure '{text}': expected Name(param=value, ...)@cutoff, e.g. nDCG@10")
     name, cutoff = match["name"], match["cutoff"]
@@ -49,8 +50,8 @@ def parse(text: str) -> IrMeasure:
     measure = with_cutoff if cutoff else without
     if measure is None:
         raise TrecgainError(f"measure '{text}' needs a cutoff, e.g. {name}@10")
-    if cutoff is not None and int(cutoff) <= 0:
-        raise TrecgainError(f"measure '{text}': the cutoff must be positive")
+    if cutoff is not None and not 0 < int(cutoff) < 2**31:
+        raise TrecgainError(f"measure '{text}': the cutoff must be from 1 to {2**31 - 1}")
     params = _literals(match["params"] or "", text)
     allowed = PARAMETERS["nDCG" if name.lower() == "ndcg" else "ERR"]
     for key in params:
@@ -66,17 +67,19 @@ def _literals(source: str, text: str) -> dict[str, object]:
     """`a=1, b='x', c={0: 1}` -> dict, accepting literals only."""
     if not source.strip():
         return {}
+    if len(source) > 10_000:
+        raise TrecgainError(f"measure '{text[:40]}...': the parameter list is too long")
     try:
         call = ast.parse(f"f({source})", mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         raise TrecgainError(f"measure '{text}': cannot read the parameters '{source}'") from None
-    if not isinstance(call, ast.Call) or call.args:
+    if not isinstance(call, ast.Call) or call.args or any(k.arg is None for k in call.keywords):
         raise TrecgainError(f"measure '{text}': parameters must be given as name=value")
     out = {}
     for keyword in call.keywords:
         try:
             out[keyword.arg] = ast.literal_eval(keyword.value)
-        except ValueError:
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise TrecgainError(f"measure '{text}': parameter '{keyword.arg}' is not a literal value") from None
     return out
 
@@ -88,8 +91,8 @@ def _gains(params: dict[str, object], text: str) -> GainSpec | None:
     gains = params.get("gains")
     if gains is not None:
         if not isinstance(gains, dict) or not all(
-                isinstance(k, int) and isinstance(v, (int, float)) and not isinstance(v, bool)
-                for k, v in gains.items()):
+                isinstance(k, int) and not isinstance(k, bool) and isinstance(v, (int, float))
+                and not isinstance(v, bool) and math.isfinite(v) and abs(k) < 2**63 for k, v in gains.items()):
             raise TrecgainError(f"measure '{text}': gains must map grades to numbers, e.g. {{0: 0, 1: 1, 2: 3}}")
         pairs = tuple(GainPair(int(k), float(v)) for k, v in gains.items())
         return GainSpec(",".join(f"{k}={v}" for k, v in gains.items()), pairs, "exp" if dcg == "exp-log2" else "linear")

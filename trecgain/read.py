@@ -426,6 +426,10 @@ def _parse_scores(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, line
                 except ValueError:
                     _bad_number(text, lines, name, int(i), what)
             raise
+        infinite = slow[~np.isfinite(values[slow])]
+        if len(infinite):
+            i = int(infinite[0])
+            raise TrecgainError(f"{what} '{_text(text[i])}' is out of range", name, int(lines[i]))
     return values
 
 
