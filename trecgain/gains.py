@@ -42,6 +42,7 @@ class GainSpec:
 
 
 SCHEMES = ("linear", "exp", "binary")
+MAX_EXP_GRADE = 1023
 
 
 def parse_global_gains(text: str, compat: str = "10") -> GainSpec:
@@ -55,8 +56,10 @@ def scheme_gain(scheme: str, levels: np.ndarray, relevance_level: int) -> np.nda
     """The gain a scheme gives each level (levels >= 0)."""
     levels = np.asarray(levels)
     if scheme == "exp":
-        with np.errstate(over="ignore"):
-            return np.exp2(levels.astype(np.float64)) - 1.0
+        if len(levels) and levels.max() > MAX_EXP_GRADE:
+            raise TrecgainError(f"grade {levels.max():g} is too large for exponential gains: 2^grade - 1 "
+                                f"is infinite above grade {MAX_EXP_GRADE}")
+        return np.exp2(levels.astype(np.float64)) - 1.0
     if scheme == "binary":
         return (levels >= relevance_level).astype(np.float64)
     return levels.astype(np.float64)
