@@ -1,8 +1,19 @@
 """trecgain: trec_eval's gain-based measures, byte for byte, as a library and a command."""
 
+from __future__ import annotations
+
 __version__ = "0.1.0"
-
-from .errors import TrecgainError  # noqa: E402
-from .evaluate import Evaluator, Result  # noqa: E402
-
 __all__ = ["Evaluator", "Result", "TrecgainError", "__version__"]
+
+
+def __getattr__(name: str):
+    """Import numpy and the engine on first use, so the command starts (and stops) quickly."""
+    if name in ("Evaluator", "Result"):
+        from . import evaluate
+
+        return getattr(evaluate, name)
+    if name == "TrecgainError":
+        from .errors import TrecgainError
+
+        return TrecgainError
+    raise AttributeError(f"module 'trecgain' has no attribute {name!r}")

@@ -1,3 +1,3 @@
-from .cli import entry
+from ._entry import run
 
-entry()
+run()

@@ -159,8 +159,17 @@ def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool,
 
     _SHARED.update(evaluator=evaluator, per_query=per_query, summary=summary)  # inherited by fork
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), mp_context=context,
+                             initializer=_quiet_on_interrupt) as pool:
         return list(pool.map(_evaluate_in_worker, runs))
+
+
+def _quiet_on_interrupt() -> None:
+    """A worker stops at Ctrl-C without a word: the main process says it once."""
+    import os
+    import signal
+
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
 
 
 def _evaluate_in_worker(run: str) -> tuple[bytes, list[str]]:
@@ -230,4 +239,6 @@ def _quiet_stdout() -> None:
 
 
 def entry() -> None:
+    """Run as a program (the installed `trecgain` goes through trecgain._entry, which also
+    turns Ctrl-C during start-up into one line)."""
     sys.exit(main())

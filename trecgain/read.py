@@ -25,6 +25,8 @@ from .errors import TrecgainError
 Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str], dict]
 
 CHUNK_BYTES = 1 << 22
+MAX_LINE_BYTES = 1 << 20  # a longer line is not a qrels or run line: refuse it, do not buffer it
+MAX_ID_BYTES = 1024  # longest qid or docno (one longer one would widen every row's column)
 _NEWLINE = 10
 _HASH = ord("#")
 
@@ -161,6 +163,8 @@ def _open(source: Source) -> tuple[str, IO[bytes], bool]:
         if os.fspath(source) == "-":
             import sys
 
+            if sys.stdin is None:
+                raise TrecgainError("cannot read: standard input is closed", name)
             stream, owned = sys.stdin.buffer, False
         else:
             try:
@@ -193,6 +197,7 @@ def _binary(stream: IO) -> IO[bytes]:
 def _chunks(stream: IO[bytes], name: str) -> Iterator[bytes]:
     """Blocks of whole lines (the last one may lack its newline)."""
     rest = b""
+    lines_before = 0
     while True:
         try:
             block = stream.read(CHUNK_BYTES)
@@ -203,8 +208,12 @@ def _chunks(stream: IO[bytes], name: str) -> Iterator[bytes]:
         data = rest + block if rest else block
         cut = data.rfind(b"\n")
         if cut < 0:
+            if len(data) > MAX_LINE_BYTES:
+                problem = "NUL byte in line" if b"\0" in data else f"line longer than {MAX_LINE_BYTES} bytes"
+                raise TrecgainError(problem, name, lines_before + 1)
             rest = data
             continue
+        lines_before += data.count(b"\n", 0, cut + 1)
         yield data[: cut + 1]
         rest = data[cut + 1 :]
     if rest:
@@ -385,6 +394,10 @@ def _as_text(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray, lines: np
         return np.zeros(0, dtype="S1")
     lengths = ends - starts
     width = int(lengths.max())
+    if width > MAX_ID_BYTES:
+        i = int(np.argmax(lengths))
+        raise TrecgainError(f"field of {width} bytes: identifiers are at most {MAX_ID_BYTES} bytes", name,
+                            int(lines[i]))
     if len(padded) < int(starts.max()) + width:
         padded = np.concatenate((padded, np.zeros(width, dtype=np.uint8)))
     windows = np.lib.stride_tricks.sliding_window_view(padded, width)
