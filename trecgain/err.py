@@ -41,22 +41,8 @@ def err_terms(ctx: Context, max_grade: int = MAX_GRADE) -> np.ndarray:
     """Each ranked document's term r * decay / rank, decay being the product of 1 - r above it."""
     grades = np.clip(ctx.labeled.values, 0, max_grade).astype(np.int32)
     r = (np.ldexp(1.0, grades) - 1.0) / np.ldexp(1.0, max_grade)
-    survive = cumprod(ctx.layout, 1.0 - r)  # prod of 1 - r down to and including each rank
+    survive = ctx.layout.cumprod(1.0 - r)  # prod of 1 - r down to and including each rank
     decay = np.ones(len(r))
     below_top = np.flatnonzero(ctx.position > 0)
     decay[below_top] = survive[below_top - 1]
     return r * decay / (ctx.position + 1)
-
-
-def cumprod(layout: seg.Layout, values: np.ndarray) -> np.ndarray:
-    """Inclusive products within each segment, multiplied strictly left to right."""
-    if layout.width:
-        return np.cumprod(values.reshape(-1, layout.width), axis=1, dtype=np.float64).ravel()
-    out = np.empty(layout.size, dtype=np.float64)
-    for elements, row, column in layout.groups:
-        # ones after a segment's end change nothing
-        matrix = np.ones((int(row[-1]) + 1, int(column.max()) + 1), dtype=np.float64)
-        matrix[row, column] = values[elements]
-        np.cumprod(matrix, axis=1, out=matrix)
-        out[elements] = matrix[row, column]
-    return out

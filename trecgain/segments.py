@@ -58,14 +58,22 @@ class Layout:
 
     def cumsum(self, values: np.ndarray) -> np.ndarray:
         """Inclusive prefix sums within each segment, added strictly left to right."""
+        return self.accumulate(np.add, values)
+
+    def cumprod(self, values: np.ndarray) -> np.ndarray:
+        """Inclusive prefix products within each segment, multiplied strictly left to right."""
+        return self.accumulate(np.multiply, values)
+
+    def accumulate(self, op: np.ufunc, values: np.ndarray) -> np.ndarray:
+        """op.accumulate within each segment (sequential along each padded row)."""
         if self.width:
-            return np.cumsum(values.reshape(-1, self.width), axis=1, dtype=np.float64).ravel()
+            return op.accumulate(values.reshape(-1, self.width), axis=1, dtype=np.float64).ravel()
         out = np.empty(self.size, dtype=np.float64)
         for elements, row, column in self.groups:
-            # zeros after a segment's end change nothing
-            matrix = np.zeros((int(row[-1]) + 1, int(column.max()) + 1), dtype=np.float64)
+            # padding with op's identity after a segment's end changes nothing
+            matrix = np.full((int(row[-1]) + 1, int(column.max()) + 1), op.identity, dtype=np.float64)
             matrix[row, column] = values[elements]
-            np.cumsum(matrix, axis=1, out=matrix)
+            op.accumulate(matrix, axis=1, out=matrix)
             out[elements] = matrix[row, column]
         return out
 
