@@ -582,10 +582,23 @@ def test_mutation(tmp_path, kind, collection, data):
         return
     clean_dir = tmp_path / "clean"
     clean = cli(["-q", "-m", "gain", *write_pair(clean_dir, *expect.same_as)])
+    out = without_lone_cr_warning(out, expect.run)
     assert_sane(out)
     if expect.stdout_map:
         clean = Outcome(clean.rc, clean.stdout.replace(*expect.stdout_map), clean.stderr)
     same_outcome(out, mutated_dir, clean, clean_dir)
+
+
+def without_lone_cr_warning(out: Outcome, run: bytes) -> Outcome:
+    """A run with a CR that does not end a line gets one warning line (and only such a run)."""
+    text = gzip.decompress(run) if run[:2] == b"\x1f\x8b" else run
+    warning = [line for line in out.stderr.splitlines(keepends=True) if "carriage return" in line]
+    if re.search(rb"\r(?!\n)", text):
+        assert len(warning) == 1 and warning[0].startswith("trecgain: warning: "), out.stderr
+    else:
+        assert not warning, out.stderr
+    return Outcome(out.rc, out.stdout, "".join(line for line in out.stderr.splitlines(keepends=True)
+                                               if line not in warning))
 
 
 def test_query_whose_judgments_are_all_negative(tmp_path):

@@ -129,7 +129,7 @@ class Evaluator:
         run = run if isinstance(run, Run) else read_run(run)
         depth = depth_needed(self.requests)
         batches = []
-        warnings: list[str] = []
+        warnings: list[str] = list(run.warnings)
         for ranking in rank(run, self.qrels, max_docs=self.max_docs, compat=self.compat, complete=self.complete,
                             empty_ok=self.complete and self._follows_10()):
             labeled = label(ranking, run, self.qrels, relevance_level=self.relevance_level,

@@ -12,6 +12,7 @@ import gzip
 import io
 import math
 import os
+import re
 import zlib
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -64,6 +65,7 @@ class Run:
     lines: np.ndarray  # int32/int64: 1-based line number in the file, per line
     tag: bytes  # run tag of the last line read
     empty_qids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="S1"))  # {qid: {}} in a dict
+    warnings: list[str] = field(default_factory=list)
 
 
 class _Column:
@@ -117,6 +119,7 @@ class _Columns:
     fields: list[_Column]
     lines: _Column
     last_tokens: list[bytes]
+    lone_cr_line: int = 0  # first line holding a CR that does not end it (0: none)
 
 
 def read_qrels(source: Source, fractional: bool = False) -> Qrels:
@@ -142,7 +145,11 @@ def read_run(source: Source) -> Run:
     qids, docnos, scores = (c.array() for c in cols.fields)
     if len(qids) == 0:
         raise TrecgainError("no results in the run file", name)
-    return Run(name, qids, docnos, scores, cols.lines.array(), cols.last_tokens[-1])
+    warnings = []
+    if cols.lone_cr_line:
+        warnings.append(f"{name}:{cols.lone_cr_line}: a carriage return that does not end a line is "
+                        "whitespace (as in trec_eval): lines separated by CR alone run together")
+    return Run(name, qids, docnos, scores, cols.lines.array(), cols.last_tokens[-1], warnings=warnings)
 
 
 # ---------------------------------------------------------------- sources
@@ -256,6 +263,9 @@ def _read_columns(source: Source, fields: dict[int, Converter], exact: int | Non
                 if not chunk.endswith(b"\n"):
                     chunk += b"\n"
                 pending.append(pool.submit(_split_chunk, chunk, first_line, fields, exact, kind, name))
+                if not cols.lone_cr_line and chunk.count(b"\r") != chunk.count(b"\r\n"):
+                    cr = re.search(rb"\r(?!\n)", chunk)
+                    cols.lone_cr_line = first_line + chunk.count(b"\n", 0, cr.start())
                 first_line += chunk.count(b"\n")
                 if len(pending) > THREADS:
                     collect(pending.popleft())
