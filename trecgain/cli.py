@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import sys
+from contextlib import contextmanager
+from typing import Iterator
 
 import click
 
@@ -107,28 +109,28 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
         raise click.UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
     if files[1:].count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one run only")
-    try:
-        _evaluate_and_print(files, measures, level, judged_only, complete, max_docs, compat, jobs, global_gains,
-                            discount, exact_ideal, fractional_grades, err_max_grade, per_query, nosummary)
-    except KeyboardInterrupt:
-        raise _Interrupted() from None
-
-
-def _evaluate_and_print(files, measures, level, judged_only, complete, max_docs, compat, jobs, global_gains,
-                        discount, exact_ideal, fractional_grades, err_max_grade, per_query, nosummary) -> None:
-    """Build the evaluator from the options, evaluate every run, print once all are done."""
     from .evaluate import Evaluator
 
-    evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
-                          relevance_level=_integer(level, "-l") if level is not None else 1,
-                          judged_only=judged_only, complete=complete, max_docs=_integer(max_docs, "-M", 0),
-                          compat=compat, global_gains=global_gains, discount=discount, exact_ideal=exact_ideal,
-                          fractional_grades=fractional_grades,
-                          err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4)
-    outputs = _evaluate_runs(evaluator, files[1:], _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
-    for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
-        sys.stderr.write(f"trecgain: warning: {warning}\n")
-    _write(b"".join(output for output, _ in outputs))  # printed only once every run has been evaluated
+    with _interruptible():
+        evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
+                              relevance_level=_integer(level, "-l") if level is not None else 1,
+                              judged_only=judged_only, complete=complete, max_docs=_integer(max_docs, "-M", 0),
+                              compat=compat, global_gains=global_gains, discount=discount, exact_ideal=exact_ideal,
+                              fractional_grades=fractional_grades,
+                              err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4)
+        outputs = _evaluate_runs(evaluator, files[1:], _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
+        for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
+            sys.stderr.write(f"trecgain: warning: {warning}\n")
+        _write(b"".join(output for output, _ in outputs))  # printed only once every run has been evaluated
+
+
+@contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl-C as _Interrupted: click would print an extra empty line for a KeyboardInterrupt."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise _Interrupted() from None
 
 
 def _write(data: bytes) -> None:
