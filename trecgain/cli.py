@@ -50,14 +50,15 @@ def _help_text() -> str:
              "      --exact-ideal              sort gains by value when building the ideal ranking",
              "      --fractional-grades        accept grades such as 2.5 (the grade is the gain, or its exponent)",
              "      --err-max-grade G          err_cut's top grade (default 4, as gdeval.pl)",
-             "",
-             "  trecgain gdeval QRELS RUN K    gdeval.pl's nDCG@K and ERR@K, exactly as it prints them",
              "  -v, --version                  print the version",
              "  -h, --help                     this help",
+             "",
+             "  trecgain gdeval QRELS RUN K    gdeval.pl's nDCG@K and ERR@K, exactly as it prints them",
              "", "Measures (printed in this order):"]
     for m in REGISTRY:
         lines.append(f"  {m.name:<12} {m.help}")
-    lines.append("  gain         every measure above, with default parameters")
+    lines.append("  gain         every trec_eval measure above (not ndcg_p, cg_cut, err_cut), default parameters")
+    lines.append("  ir_measures names also work: nDCG@10, nDCG(dcg='exp-log2')@10, ERR@20, ...")
     return "\n".join(lines) + "\n"
 
 
