@@ -7,13 +7,13 @@ when the qrels do not list it, UNJUDGED (-2) when listed with a negative grade. 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .rank import Ranking
 from .read import Qrels, Run, doc_keys
-from .segments import positions
+from .segments import positions, segment_ids
 
 NOT_IN_QRELS = -1
 UNJUDGED = -2
@@ -50,16 +50,18 @@ def label(ranking: Ranking, run: Run, qrels: Qrels, *, relevance_level: int = 1,
         offsets = np.concatenate(([0], np.cumsum(np.minimum(num_ret, depth)))).astype(np.int64)
     query = np.repeat(ranking.qrels_index, np.diff(offsets))
     values = _lookup(query, run.docnos[rows], qrels)
-    if judged_only:
-        keep = values >= 0
-        counts = np.bincount(np.repeat(np.arange(len(ranking.qids)), np.diff(offsets))[keep],
-                             minlength=len(ranking.qids))
-        values = values[keep]
-        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        num_ret = counts
     judged_offsets, judged = _judged_grades(ranking.qrels_index, qrels)
-    return Labeled(ranking.qids, ranking.in_run, offsets, values, judged_offsets, judged, relevance_level,
-                   num_ret.astype(np.int64))
+    labeled = Labeled(ranking.qids, ranking.in_run, offsets, values, judged_offsets, judged, relevance_level,
+                      num_ret.astype(np.int64))
+    return only_judged(labeled) if judged_only else labeled
+
+
+def only_judged(labeled: Labeled) -> Labeled:
+    """The same rankings without the documents the qrels do not judge, ranks closed up (-J)."""
+    keep = labeled.values >= 0
+    counts = np.bincount(segment_ids(labeled.offsets)[keep], minlength=labeled.num_queries)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return replace(labeled, offsets=offsets, values=labeled.values[keep], num_ret=counts.astype(np.int64))
 
 
 def _lookup(query: np.ndarray, docnos: np.ndarray, qrels: Qrels) -> np.ndarray:

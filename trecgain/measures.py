@@ -20,7 +20,7 @@ from .discounts import TREC_EVAL, Discount
 from .err import err_cut
 from .errors import TrecgainError
 from .gains import GainSpec, Gains, compute_gains, parse_gain_spec
-from .label import Labeled
+from .label import Labeled, only_judged
 
 
 class Context:
@@ -52,7 +52,7 @@ class Context:
             return self
 
         def make() -> Context:
-            labeled = _judged_only(self.labeled) if judged_only else self.labeled
+            labeled = only_judged(self.labeled) if judged_only else self.labeled
             other = Context(labeled, self.discount, gains or self.global_gains, self.exact_ideal, self.err_max_grade)
             other.warnings = self.warnings
             return other
@@ -97,14 +97,6 @@ class Context:
         hits = (lab.judged >= lab.relevance_level).astype(np.int64)
         return np.bincount(seg.segment_ids(lab.judged_offsets), weights=hits,
                            minlength=lab.num_queries).astype(np.int64)
-
-
-def _judged_only(labeled: Labeled) -> Labeled:
-    """The same rankings without the documents the qrels do not judge, ranks closed up."""
-    keep = labeled.values >= 0
-    counts = np.bincount(seg.segment_ids(labeled.offsets)[keep], minlength=labeled.num_queries)
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    return replace(labeled, offsets=offsets, values=labeled.values[keep], num_ret=counts.astype(np.int64))
 
 
 def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -242,8 +234,8 @@ def bin_g(ctx: Context, _: Any = None) -> list[np.ndarray]:
     so_far = np.cumsum(relevant)
     so_far = so_far - np.repeat(np.concatenate(([0], so_far))[ctx.offsets[:-1]], ctx.lengths)
     k = 3 + ctx.position - so_far
-    log2 = seg.log2_of_integers(int(k.max(initial=2)) + 1)
-    terms = np.where(relevant, _divide(1.0, log2[np.maximum(k, 2)]), 0.0)
+    log2 = TREC_EVAL.divisors(int(k.max(initial=2)) - 1)  # log2(2), log2(3), ...: log2 of k is at k - 2
+    terms = np.where(relevant, _divide(1.0, log2[np.maximum(k, 2) - 2]), 0.0)
     total = seg.last(ctx.layout.cumsum(terms), ctx.offsets)
     found = _per_query_count(ctx, relevant)
     return [np.where(found > 0, _divide(total, ctx.num_rel().astype(np.float64)), 0.0)]

@@ -13,7 +13,7 @@ from typing import Iterator
 import numpy as np
 
 from .errors import TrecgainError
-from .read import Qrels, Run, hash_ids
+from .read import Qrels, Run, _text, hash_ids
 from .segments import buckets
 
 
@@ -178,7 +178,3 @@ def _report_duplicate(run: Run, rows: np.ndarray, segment: np.ndarray) -> None:
                 f"document '{_text(run.docnos[a])}' retrieved twice for query '{_text(run.qids[a])}' "
                 f"(first at line {first})", run.source, second)
         seen[key] = rows[i]
-
-
-def _text(value: bytes) -> str:
-    return bytes(value).decode("utf-8", "backslashreplace")

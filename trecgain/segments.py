@@ -8,7 +8,6 @@ differently, so sums here are sequential cumsums along the rows of a padded matr
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Iterator
 
 import numpy as np
@@ -102,16 +101,6 @@ def take(prefix: np.ndarray, offsets: np.ndarray, segment: np.ndarray, index: np
     ok = clipped >= 0
     out[ok] = prefix[offsets[:-1][segment[ok]] + clipped[ok]]
     return out
-
-
-def log2_of_integers(n: int) -> np.ndarray:
-    """[log2(0..n-1)] from the C library (math.log2), as trec_eval takes them; index 0 unused."""
-    return _log2_table(1 << max(4, (max(n, 1) - 1).bit_length()))
-
-
-@lru_cache(maxsize=8)
-def _log2_table(size: int) -> np.ndarray:
-    return np.array([-math.inf] + [math.log2(i) for i in range(1, size)], dtype=np.float64)
 
 
 def c_log2(x: np.ndarray) -> np.ndarray:
