@@ -1,0 +1,182 @@
+//! Everything an evaluation obeys, as plain frozen values: the run-wide options (trec_eval's
+//! `-l -J -M -c`, `--compat`, the gain scheme and discount) and the measure requests.
+//! The Python side parses measure strings and options into these; the core never parses them.
+
+/// trec_eval release whose numerics are reproduced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compat {
+    /// trec_eval 10.0: scores are doubles.
+    Ten,
+    /// trec_eval 9.x (pytrec_eval, Anserini): scores are rounded to f32 before ranking.
+    Nine,
+}
+
+/// Logarithm base of a discount.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Base {
+    Two,
+    E,
+    Ten,
+    /// Any other base above 1: ln(x) / ln(b).
+    Other(f64),
+}
+
+impl Base {
+    /// log_base(x), with the C library's log2 / log / log10 for the named bases.
+    pub fn log(self, x: f64) -> f64 {
+        match self {
+            Base::Two => x.log2(),
+            Base::E => x.ln(),
+            Base::Ten => x.log10(),
+            Base::Other(b) => x.ln() / b.ln(),
+        }
+    }
+
+    pub fn value(self) -> f64 {
+        match self {
+            Base::Two => 2.0,
+            Base::E => std::f64::consts::E,
+            Base::Ten => 10.0,
+            Base::Other(b) => b,
+        }
+    }
+}
+
+/// The rank discount of the DCG family: gains are divided by `divisor(position)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Discount {
+    /// 1 / log_B(rank + 1); `Log(Base::Two)` is trec_eval's.
+    Log(Base),
+    /// Jarvelin and Kekalainen's original: no discount before rank B, then 1 / log_B(rank).
+    Jk(Base),
+}
+
+impl Discount {
+    pub const TREC_EVAL: Discount = Discount::Log(Base::Two);
+
+    /// Divisor of the gain at 0-based `position` (rank = position + 1).
+    pub fn divisor(self, position: usize) -> f64 {
+        let rank = (position + 1) as f64;
+        match self {
+            Discount::Log(b) => b.log(rank + 1.0),
+            Discount::Jk(b) => {
+                if rank < b.value() {
+                    1.0
+                } else {
+                    b.log(rank)
+                }
+            }
+        }
+    }
+}
+
+/// How levels not named in a gain string get their gain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// gain = grade (trec_eval's).
+    Linear,
+    /// gain = 2^grade - 1.
+    Exp,
+    /// gain = 1 if grade >= the relevance level, else 0.
+    Binary,
+}
+
+/// One `level=gain` pair of a gain string; `level` is None for a name that is not an
+/// integer (trec_eval 10 ignores it; compat 9 has already read it as atol would).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GainPair {
+    pub level: Option<i64>,
+    pub gain: f64,
+}
+
+/// Gains per relevance level: pairs over a scheme for the levels not named.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GainSpec {
+    /// The text it was parsed from, for messages (`1=3.5,2=9`, `exp`).
+    pub text: String,
+    pub pairs: Vec<GainPair>,
+    pub scheme: Scheme,
+    /// Sort the gain table by value, not with trec_eval's int-truncating comparator.
+    pub exact_ideal: bool,
+}
+
+impl GainSpec {
+    /// trec_eval's default table: gain = grade, no pairs.
+    pub fn linear() -> Self {
+        GainSpec { text: String::new(), pairs: Vec::new(), scheme: Scheme::Linear, exact_ideal: false }
+    }
+
+    /// The design notes' exponential gains, 2^grade - 1 (ndcg_p).
+    pub fn exponential() -> Self {
+        GainSpec { text: "exp".into(), pairs: Vec::new(), scheme: Scheme::Exp, exact_ideal: false }
+    }
+}
+
+/// How a line's per-query values become its `all` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Summary {
+    /// Sum in query order, then divide by the number of queries.
+    Mean,
+    /// Sum (num_ret, num_rel_ret).
+    Sum,
+    /// Sum; with -c, every judgment of the qrels with grade > 0 (trec_eval's num_rel with -c).
+    SumJudgedRelevant,
+    /// The number of queries (num_q).
+    Count,
+    /// The run tag (runid): no number.
+    Tag,
+}
+
+/// One measure to compute: which kernel, with which parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// Kernel name in `measures::KERNELS` (`ndcg_cut`, `G`, ...).
+    pub kernel: String,
+    /// Cutoffs of a cutoff measure, ascending, positive, distinct (empty otherwise).
+    pub cutoffs: Vec<usize>,
+    /// The measure's own gains (a gain string or ir_measures' gains=); None: the global ones.
+    pub gains: Option<GainSpec>,
+    /// This measure alone drops the documents the qrels do not judge (ir_measures' judged_only).
+    pub judged_only: bool,
+    pub summary: Summary,
+}
+
+/// The run-wide options of one evaluation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// `-l`: a grade >= this is relevant.
+    pub relevance_level: f64,
+    /// `-J`: drop documents the qrels do not judge (or judge negative), then close up the ranks.
+    pub judged_only: bool,
+    /// `-M`: evaluate the first M documents of each ranking.
+    pub max_docs: Option<usize>,
+    /// `-c`: evaluate every qrels query; one the run lacks has an empty ranking.
+    pub complete: bool,
+    /// With `complete`, evaluate even when no query is in both files (trec_eval 10).
+    pub empty_ok: bool,
+    pub compat: Compat,
+    pub discount: Discount,
+    /// `--global-gains`: gains for every gain measure without its own.
+    pub global_gains: Option<GainSpec>,
+    /// `--exact-ideal`.
+    pub exact_ideal: bool,
+    /// `--err-max-grade` (gdeval's 4).
+    pub err_max_grade: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            relevance_level: 1.0,
+            judged_only: false,
+            max_docs: None,
+            complete: false,
+            empty_ok: false,
+            compat: Compat::Ten,
+            discount: Discount::TREC_EVAL,
+            global_gains: None,
+            exact_ideal: false,
+            err_max_grade: 4,
+        }
+    }
+}
