@@ -1,26 +1,40 @@
-# Everything runs in a virtual environment made here (.venv), so a fresh machine needs only python3.
+# Everything runs in a virtual environment made here (.venv), so a fresh machine needs only
+# python3, cargo and make: pip builds the Rust core (trecgain._core) with maturin from PyPI.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+BUILT := $(VENV)/.core-built
+CORE_SOURCES := $(shell find src core/src -name '*.rs') Cargo.toml core/Cargo.toml
 
-.PHONY: example test bench clean
+.PHONY: example test rust-test python-test bench conformance clean
 
 $(STAMP): pyproject.toml
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(BUILT)
 
-example: $(STAMP)
+# A change to the Rust sources rebuilds the extension in place (the test tools stay).
+$(BUILT): $(STAMP) $(CORE_SOURCES)
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $(BUILT)
+
+example: $(BUILT)
 	$(VENV)/bin/trecgain -q -m ndcg_cut.5,10 -m ndcg testdata/example/qrels.txt testdata/example/run.txt
 
-test: $(STAMP)
+test: rust-test python-test
+
+rust-test: $(BUILT)
+	PYO3_PYTHON=$(abspath $(PY)) cargo clippy --workspace --all-targets --quiet -- -D warnings
+	cargo test --quiet -p trecgain-core
+
+python-test: $(BUILT)
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+bench: $(BUILT)
 	$(PY) bench/bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build target *.egg-info

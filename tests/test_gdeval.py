@@ -26,13 +26,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trecgain import TrecgainError
-from trecgain.err import err_cut
+from trecgain import Evaluator, TrecgainError
 from trecgain.gdeval import _fixed, evaluate, gdeval, perl_number
-from trecgain.label import label
-from trecgain.measures import Context
-from trecgain.rank import rank
-from trecgain.read import read_qrels, read_run
 
 # ---------------------------------------------------------------- the oracle
 
@@ -370,15 +365,11 @@ def test_bad_parameters(k: object, max_grade: int) -> None:
 
 def _err_cut_by_query(qrels: bytes, run: bytes, cutoffs: tuple[int, ...], max_grade: int = 4,
                       **options: object) -> dict[bytes, list[float]]:
-    """err_cut through trecgain's own stages, as Evaluator.evaluate runs them."""
-    q, r = read_qrels(io.BytesIO(qrels)), read_run(io.BytesIO(run))
-    out: dict[bytes, list[float]] = {}
-    for ranking in rank(r, q, max_docs=options.get("max_docs")):  # type: ignore[arg-type]
-        labeled = label(ranking, r, q, depth=max(cutoffs), judged_only=bool(options.get("judged_only")))
-        values = err_cut(Context(labeled), cutoffs, max_grade)
-        for i, qid in enumerate(labeled.qids):
-            out[bytes(qid)] = [float(v[i]) for v in values]
-    return out
+    """err_cut per query through the library, as the command line runs it."""
+    measure = "err_cut." + ",".join(str(k) for k in cutoffs)
+    ev = Evaluator(io.BytesIO(qrels), measures=[measure], err_max_grade=max_grade, **options)  # type: ignore[arg-type]
+    result = ev.evaluate(io.BytesIO(run))
+    return {qid.encode(): [values[f"err_cut_{k}"] for k in cutoffs] for qid, values in result.per_query.items()}
 
 
 @st.composite

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["Evaluator", "Result", "TrecgainError", "__version__"]
 
 
 def __getattr__(name: str):
-    """Import numpy and the engine on first use, so the command starts (and stops) quickly."""
+    """Import the engine on first use, so `trecgain --version` and errors in options stay quick."""
     if name in ("Evaluator", "Result"):
         from . import evaluate
 

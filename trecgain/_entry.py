@@ -15,6 +15,8 @@ def _interrupted(signum: int, frame: object) -> None:
 
 def run() -> None:
     signal.signal(signal.SIGINT, _interrupted)
+    from . import _core
     from .cli import main
 
+    _core.exit_on_interrupt(True)  # the core runs without giving Python's handler a chance
     sys.exit(main())

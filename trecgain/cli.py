@@ -122,7 +122,11 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
         outputs = _evaluate_runs(evaluator, files[1:], _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
         for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
             sys.stderr.write(f"trecgain: warning: {warning}\n")
-        _write(b"".join(output for output, _ in outputs))  # printed only once every run has been evaluated
+        for output, _ in outputs:  # printed only once every run has been evaluated
+            if isinstance(output, bytes):
+                _write(output)
+            else:
+                output.write_trec(_write, per_query, not nosummary)
 
 
 @contextmanager
@@ -143,7 +147,7 @@ def _write(data: bytes) -> None:
         out.write(data)
         out.flush()
     except BrokenPipeError:
-        raise
+        raise _ClosedPipe() from None  # not an OSError: click would turn EPIPE into status 1
     except OSError as err:
         _quiet_stdout()
         raise TrecgainError(f"cannot write the results: {err.strerror or err}") from None
@@ -153,10 +157,12 @@ _SHARED: dict = {}
 
 
 def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool,
-                   summary: bool) -> list[tuple[bytes, list[str]]]:
-    """Each run's trec_eval text and warnings, in the order given; with jobs > 1, in forked workers."""
+                   summary: bool) -> list[tuple[object, list[str]]]:
+    """Each run's result (or, from forked workers with jobs > 1, its trec_eval text) and
+    warnings, in the order given."""
     if jobs == 1 or len(runs) == 1:
-        return [_text_and_warnings(evaluator.evaluate(r), per_query, summary) for r in runs]
+        results = [evaluator.evaluate(r) for r in runs]
+        return [(r, r.warnings) for r in results]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -168,11 +174,12 @@ def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool,
 
 
 def _quiet_on_interrupt() -> None:
-    """A worker stops at Ctrl-C without a word: the main process says it once."""
-    import os
-    import signal
+    """A worker stops at Ctrl-C without a word (the main process says it once), and dies with
+    the main process whatever ends it."""
+    from . import _core
 
-    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+    _core.exit_on_interrupt(False)
+    _core.die_with_parent()
 
 
 def _evaluate_in_worker(run: str) -> tuple[bytes, list[str]]:
@@ -196,10 +203,14 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"{err.format_message()} ({USAGE.split(': ', 1)[1]}; -h for help)", 2)
     except (click.exceptions.Abort, _Interrupted, KeyboardInterrupt):
         return _fail("interrupted", 130)
-    except BrokenPipeError:
+    except (_ClosedPipe, BrokenPipeError):
         _quiet_stdout()
         return 0
     return 0
+
+
+class _ClosedPipe(Exception):
+    """Standard output's reader went away (`| head -1`): stop quietly, status 0."""
 
 
 class _Interrupted(Exception):
@@ -216,7 +227,7 @@ def _gdeval(args: list[str]) -> int:
         _write(gdeval.evaluate(args[0], args[1], int(args[2])).to_bytes())
     except TrecgainError as err:
         return _fail(str(err), 1)
-    except BrokenPipeError:
+    except (_ClosedPipe, BrokenPipeError):
         _quiet_stdout()
     except KeyboardInterrupt:
         return _fail("interrupted", 130)

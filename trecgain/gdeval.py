@@ -44,9 +44,11 @@ from dataclasses import dataclass, field
 from itertools import groupby
 from operator import itemgetter
 
-from .err import GRADE_LIMIT, MAX_GRADE
 from .errors import TrecgainError
 from .read import Source, _open
+
+MAX_GRADE = 4  # gdeval.pl's $MAX_JUDGMENT
+GRADE_LIMIT = 1023  # 2.0 ** grade stays finite
 
 _DIGITS = re.compile(rb"[0-9]+")
 _GRADE = re.compile(rb"-?[0-9]+")

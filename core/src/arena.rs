@@ -13,10 +13,34 @@ impl Arena {
     }
 
     pub fn with_capacity(items: usize, bytes: usize) -> Self {
-        Arena { bytes: Vec::with_capacity(bytes), ends: Vec::with_capacity(items) }
+        Arena {
+            bytes: Vec::with_capacity(bytes),
+            ends: Vec::with_capacity(items),
+        }
+    }
+
+    /// An arena from its bytes and the end of each identifier in them (non-decreasing, the
+    /// last one `bytes.len()`).
+    pub fn from_parts(bytes: Vec<u8>, ends: Vec<u64>) -> Self {
+        let covered = ends.last().map_or(0, |&e| e as usize);
+        assert_eq!(covered, bytes.len(), "the ends do not cover the bytes");
+        debug_assert!(ends.windows(2).all(|w| w[0] <= w[1]));
+        Arena { bytes, ends }
+    }
+
+    /// Room for `items` more identifiers of `bytes` more bytes in all.
+    pub fn reserve(&mut self, items: usize, bytes: usize) {
+        self.bytes.reserve(bytes);
+        self.ends.reserve(items);
+    }
+
+    /// Bytes of all identifiers together.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len()
     }
 
     /// Appends an identifier and returns its index.
+    #[inline]
     pub fn push(&mut self, id: &[u8]) -> usize {
         self.bytes.extend_from_slice(id);
         self.ends.push(self.bytes.len() as u64);
@@ -30,6 +54,25 @@ impl Arena {
         self.ends.extend(other.ends.iter().map(|e| e + base));
     }
 
+    /// Appends the identifiers `range` of another arena, in order (one copy of their bytes).
+    pub fn extend_from_range(&mut self, other: &Arena, range: std::ops::Range<usize>) {
+        if range.is_empty() {
+            return;
+        }
+        let start = if range.start == 0 {
+            0
+        } else {
+            other.ends[range.start - 1]
+        };
+        let end = other.ends[range.end - 1];
+        let base = self.bytes.len() as u64;
+        self.bytes
+            .extend_from_slice(&other.bytes[start as usize..end as usize]);
+        self.ends
+            .extend(other.ends[range].iter().map(|e| e - start + base));
+    }
+
+    #[inline]
     pub fn get(&self, i: usize) -> &[u8] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
         &self.bytes[start..self.ends[i] as usize]
@@ -66,6 +109,18 @@ mod tests {
         let mut b = Arena::new();
         b.push(b"x");
         b.extend(&a);
-        assert_eq!(b.iter().collect::<Vec<_>>(), vec![&b"x"[..], b"q1", b"", b"\xffdoc"]);
+        assert_eq!(
+            b.iter().collect::<Vec<_>>(),
+            vec![&b"x"[..], b"q1", b"", b"\xffdoc"]
+        );
+        let mut c = Arena::new();
+        c.push(b"y");
+        c.extend_from_range(&b, 2..4);
+        c.extend_from_range(&b, 0..1);
+        c.extend_from_range(&b, 3..3);
+        assert_eq!(
+            c.iter().collect::<Vec<_>>(),
+            vec![&b"y"[..], b"", b"\xffdoc", b"x"]
+        );
     }
 }

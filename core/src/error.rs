@@ -15,17 +15,29 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl Error {
     /// A problem with a request or an option, not with a file.
     pub fn new(message: impl Into<String>) -> Self {
-        Error { message: message.into(), source: None, line: None }
+        Error {
+            message: message.into(),
+            source: None,
+            line: None,
+        }
     }
 
     /// A problem with a whole file (cannot read it, it is empty, ...).
     pub fn in_file(message: impl Into<String>, source: &str) -> Self {
-        Error { message: message.into(), source: Some(source.to_string()), line: None }
+        Error {
+            message: message.into(),
+            source: Some(source.to_string()),
+            line: None,
+        }
     }
 
     /// A problem at one line of a file (1-based).
     pub fn at(message: impl Into<String>, source: &str, line: u64) -> Self {
-        Error { message: message.into(), source: Some(source.to_string()), line: Some(line) }
+        Error {
+            message: message.into(),
+            source: Some(source.to_string()),
+            line: Some(line),
+        }
     }
 }
 

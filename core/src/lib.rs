@@ -3,6 +3,11 @@
 
 pub mod arena;
 pub mod error;
-pub mod options;
-pub mod read;
+pub mod evaluate;
+pub mod label;
 pub mod measures;
+pub mod options;
+pub mod output;
+pub mod rank;
+pub mod read;
+pub mod summary;

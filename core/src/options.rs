@@ -103,12 +103,22 @@ pub struct GainSpec {
 impl GainSpec {
     /// trec_eval's default table: gain = grade, no pairs.
     pub fn linear() -> Self {
-        GainSpec { text: String::new(), pairs: Vec::new(), scheme: Scheme::Linear, exact_ideal: false }
+        GainSpec {
+            text: String::new(),
+            pairs: Vec::new(),
+            scheme: Scheme::Linear,
+            exact_ideal: false,
+        }
     }
 
     /// The design notes' exponential gains, 2^grade - 1 (ndcg_p).
     pub fn exponential() -> Self {
-        GainSpec { text: "exp".into(), pairs: Vec::new(), scheme: Scheme::Exp, exact_ideal: false }
+        GainSpec {
+            text: "exp".into(),
+            pairs: Vec::new(),
+            scheme: Scheme::Exp,
+            exact_ideal: false,
+        }
     }
 }
 

@@ -5,7 +5,14 @@
 //! Floating point follows trec_eval: terms added in rank order, divided by the discount
 //! (never multiplied by a reciprocal), log2 from the C library, no fused multiply-add.
 
-use crate::error::Result;
+pub mod counts;
+pub mod err;
+pub mod gain;
+pub mod gains;
+#[cfg(test)]
+mod tests;
+
+use crate::error::{Error, Result};
 use crate::options::{Options, Request};
 
 /// One query as every measure sees it.
@@ -48,8 +55,51 @@ impl KernelRecord {
     }
 }
 
-/// Every kernel, by the name the Python registry sends.
-pub static KERNELS: &[KernelRecord] = &[];
+/// Every kernel, by the name the Python registry sends, in the registry's order.
+pub static KERNELS: &[KernelRecord] = &[
+    record("runid", counts::runid),
+    record("num_q", counts::num_q),
+    record("num_ret", counts::num_ret),
+    record("num_rel", counts::num_rel),
+    record("num_rel_ret", counts::num_rel_ret),
+    record("binG", gain::bin_g),
+    record("G", gain::gain_g),
+    record("dcg", gain::dcg),
+    record("ideal_dcg", gain::ideal_dcg),
+    record("ndcg", gain::ndcg),
+    record("ndcg_rel", gain::ndcg_rel),
+    record("Rndcg", gain::rndcg),
+    record("ndcg_cut", gain::ndcg_cut),
+    record("err_cut", err::err_cut),
+    record("ndcg_p", gain::ndcg_p),
+    record("cg_cut", gain::cg_cut),
+];
+
+const fn record(name: &'static str, compute: Kernel) -> KernelRecord {
+    KernelRecord { name, compute }
+}
+
+/// Writes a one-line measure's value.
+pub(crate) fn single(out: &mut [f64], value: f64) {
+    debug_assert_eq!(out.len(), 1);
+    if let Some(slot) = out.first_mut() {
+        *slot = value;
+    }
+}
+
+/// The cutoffs of a cutoff measure's request: at least one, ascending, distinct (the kernels
+/// walk the ranking once, from one cutoff to the next).
+pub(crate) fn cutoffs_of<'r>(request: &'r Request, out: &[f64]) -> Result<&'r [usize]> {
+    let cutoffs = &request.cutoffs;
+    if cutoffs.is_empty() || !cutoffs.windows(2).all(|w| w[0] < w[1]) {
+        return Err(Error::new(format!(
+            "measure '{}': cutoffs must be ascending and distinct, at least one (got {:?})",
+            request.kernel, cutoffs
+        )));
+    }
+    debug_assert_eq!(out.len(), cutoffs.len());
+    Ok(cutoffs)
+}
 
 pub fn kernel(name: &str) -> Option<&'static KernelRecord> {
     KERNELS.iter().find(|k| k.name == name)

@@ -3,16 +3,110 @@
 //! Owned by the reader: any whitespace separates fields (C's isspace), CRLF, comment lines
 //! (`#` in column 0) in both files, blank lines in runs, gzip detected by content, FILE:LINE
 //! on every error. Rules and messages: see `read.py` of trecgain 0.1 and TREC_EVAL_SEMANTICS.md.
+//!
+//! The rules, as trecgain 0.1 has them:
+//! - Lines end with '\n'; a CR before it belongs to the line and, like every C whitespace byte,
+//!   separates fields. A CR elsewhere is whitespace too, so lines separated by CR alone run
+//!   together, as in trec_eval; a run holding one gets one warning (`Run::warnings`).
+//! - A line whose first byte is `#` is a comment, in either file. A blank run line is skipped;
+//!   a blank qrels line is malformed. Qrels lines have exactly 4 fields, run lines at least 6.
+//! - A NUL byte, a line over 1 MiB, a qid, docno, score or grade over 1024 bytes, a score that
+//!   is not a decimal number (see `number.rs`), a grade that is not an integer (unless
+//!   fractional) or whose magnitude exceeds 2^53 (so that every grade is exactly a double;
+//!   trecgain 0.1 refused more than 15 digits) are errors at FILE:LINE. Of several faults, the
+//!   first line's is reported; within a line: NUL (among its first 1 MiB + 1 bytes), length,
+//!   field count, qid, docno and number length, the number. The input is streamed: a read
+//!   error (damaged gzip) is reported when it is met, after the faults of the chunks before it.
+//! - A document judged twice for one query is an error at the later line of the earliest
+//!   repeat, once the whole file is read.
+//! - Identifiers are bytes, kept as they are (invalid UTF-8 included), in an `Arena`.
 
-use std::io::Read;
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::io::{self, Read};
+
+use foldhash::fast::FixedState;
+use hashbrown::HashTable;
 
 use crate::arena::Arena;
-use crate::error::Result;
+use crate::error::{Error, Result};
+
+mod number;
+mod qrels;
+mod run;
+mod scan;
+mod source;
+mod text;
+
+#[cfg(test)]
+mod tests;
+
+use qrels::QrelsBuilder;
+use run::RunBuilder;
+use source::{cannot_read, Source};
+
+/// Bytes read at a time (whole lines of them).
+pub const CHUNK_BYTES: usize = 1 << 22;
+/// A longer line is not a qrels or run line: refused, not buffered.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// The longest qid, docno, score or grade.
+pub const MAX_ID_BYTES: usize = 1024;
 
 /// A byte source and the name used for it in messages (`(standard input)` for `-`).
 pub struct Input {
     pub name: String,
     pub reader: Box<dyn Read>,
+}
+
+impl Input {
+    /// Any reader, named `name` in messages.
+    pub fn new(name: impl Into<String>, reader: impl Read + 'static) -> Input {
+        Input {
+            name: name.into(),
+            reader: Box::new(reader),
+        }
+    }
+
+    /// Bytes in memory (plain or gzip), named `name` in messages.
+    pub fn from_bytes(name: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Input {
+        Input::new(name, io::Cursor::new(bytes.into()))
+    }
+
+    /// A file, or standard input for `-` (named `(standard input)`).
+    pub fn open(path: &str) -> Result<Input> {
+        if path == "-" {
+            return Ok(Input::new("(standard input)", io::stdin().lock()));
+        }
+        let file = File::open(path).map_err(|e| cannot_read(&e, path))?;
+        Ok(Input::new(path, file))
+    }
+}
+
+/// How a file is read. `Default` is what the command line uses.
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Bytes read at a time (the chunk is cut after its last newline).
+    pub chunk_bytes: usize,
+    /// The longest line accepted.
+    pub max_line_bytes: usize,
+    /// The size of the input, when known: the columns are reserved once from it and the first
+    /// chunk (ignored for gzip).
+    pub size_hint: Option<u64>,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            chunk_bytes: CHUNK_BYTES,
+            max_line_bytes: MAX_LINE_BYTES,
+            size_hint: None,
+        }
+    }
+}
+
+pub(crate) struct Limits {
+    pub max_line: usize,
+    pub size_hint: Option<u64>,
 }
 
 /// Judgments grouped by query, queries in unsigned byte order of their qids.
@@ -29,19 +123,162 @@ pub struct Qrels {
     /// Per judgment: 1-based line in the file (0 for judgments not from a file).
     pub lines: Vec<u64>,
     pub fractional: bool,
+    /// Judgment indices by hash of (query, docno); valid while `offsets` and `docnos` are unchanged.
+    index: HashTable<u32>,
+}
+
+const SEED: u64 = 0x7265_6164_6572_2121;
+
+#[inline]
+pub(crate) fn hash_id(id: &[u8]) -> u64 {
+    FixedState::with_seed(SEED).hash_one(id)
+}
+
+#[inline]
+pub(crate) fn hash_judgment(query: u32, docno: &[u8]) -> u64 {
+    FixedState::with_seed(SEED ^ 0x5bd1_e995).hash_one((query, docno))
+}
+
+pub(crate) fn malformed(kind: &str, found: usize, name: &str, line: u64) -> Error {
+    let (want, form) = if kind == "qrels" {
+        ("exactly 4", "qid iter docno grade")
+    } else {
+        ("at least 6", "qid iter docno rank score tag")
+    };
+    let what = match found {
+        0 => "blank line".to_string(),
+        1 => "1 field".to_string(),
+        n => format!("{n} fields"),
+    };
+    Error::at(
+        format!("malformed {kind} line: {what}, expected {want} ({form})"),
+        name,
+        line,
+    )
+}
+
+/// The fault of a line holding a NUL or too long: NUL, if one is among the first
+/// `max_line + 1` bytes (all that is ever buffered of a line without its end), else too long.
+#[cold]
+pub(crate) fn line_fault(
+    nul: usize,
+    start: usize,
+    end: usize,
+    max_line: usize,
+    name: &str,
+    line: u64,
+) -> Error {
+    if nul < end && nul - start <= max_line {
+        Error::at("NUL byte in line", name, line)
+    } else {
+        Error::at(format!("line longer than {max_line} bytes"), name, line)
+    }
+}
+
+pub(crate) fn too_long_id(len: usize, name: &str, line: u64) -> Error {
+    Error::at(
+        format!("field of {len} bytes: identifiers are at most {MAX_ID_BYTES} bytes"),
+        name,
+        line,
+    )
+}
+
+/// An identifier given in memory: not empty, no whitespace, no NUL.
+fn check_key(id: &[u8]) -> Result<()> {
+    if id.is_empty() || id.iter().any(|c| b" \t\n\r\x0b\x0c\0".contains(c)) {
+        return Err(Error::new(format!(
+            "identifier {} is empty or contains whitespace",
+            text::repr(id)
+        )));
+    }
+    Ok(())
 }
 
 impl Qrels {
     /// Index of a query in `qids`.
     pub fn query(&self, qid: &[u8]) -> Option<usize> {
-        let _ = qid;
-        todo!("reader")
+        let (mut lo, mut hi) = (0, self.qids.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.qids.get(mid).cmp(qid) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// Index of the judgment of (query, docno) in the per-judgment columns, if the qrels list it.
+    #[inline]
+    pub fn judgment(&self, query: usize, docno: &[u8]) -> Option<usize> {
+        let lo = *self.offsets.get(query)?;
+        let hi = *self.offsets.get(query + 1)?;
+        let hash = hash_judgment(query as u32, docno);
+        self.index
+            .find(hash, |&i| {
+                let i = i as usize;
+                i >= lo && i < hi && self.docnos.get(i) == docno
+            })
+            .map(|&i| i as usize)
     }
 
     /// Grade of (query, docno), if the qrels list it.
+    #[inline]
     pub fn grade(&self, query: usize, docno: &[u8]) -> Option<f64> {
-        let _ = (query, docno);
-        todo!("reader")
+        self.judgment(query, docno).map(|i| self.grades[i])
+    }
+
+    /// Qrels given in memory (pytrec_eval's `{qid: {docno: grade}}`), named `source` in
+    /// messages: the same grouping, index and duplicate check as a file. Grades are integers
+    /// (at most 2^53 in magnitude) unless `fractional`; any grade must be finite.
+    pub fn from_judgments<I, Q, D>(source: &str, items: I, fractional: bool) -> Result<Qrels>
+    where
+        I: IntoIterator<Item = (Q, D, f64)>,
+        Q: AsRef<[u8]>,
+        D: AsRef<[u8]>,
+    {
+        let mut b = QrelsBuilder::default();
+        for (qid, docno, grade) in items {
+            let (qid, docno) = (qid.as_ref(), docno.as_ref());
+            check_key(qid)?;
+            check_key(docno)?;
+            let q = b.qids.intern(qid);
+            b.query.push(q);
+            b.docnos.push(docno);
+            b.grades.push(grade);
+            b.lines.push(0);
+        }
+        if b.grades.is_empty() {
+            return Err(Error::in_file("no judgments in the qrels", source));
+        }
+        for (j, grade) in b.grades.iter_mut().enumerate() {
+            let g = *grade;
+            let doc = text::show(b.docnos.get(j));
+            if !g.is_finite() || (!fractional && g.fract() != 0.0) {
+                let hint = if fractional || !g.is_finite() {
+                    ""
+                } else {
+                    " (fractional_grades=True accepts it)"
+                };
+                let g = text::float_repr(g);
+                return Err(Error::in_file(
+                    format!("grade {g} of document '{doc}' is not an integer{hint}"),
+                    source,
+                ));
+            }
+            if !fractional {
+                if g.abs() > number::MAX_INTEGER_GRADE as f64 {
+                    let g = text::float_repr(g);
+                    return Err(Error::in_file(
+                        format!("grade {g} of document '{doc}' is out of range"),
+                        source,
+                    ));
+                }
+                *grade = g + 0.0; // no negative zero among integer grades
+            }
+        }
+        qrels::assemble(source, b, fractional, false)
     }
 }
 
@@ -66,14 +303,130 @@ pub struct Run {
     pub warnings: Vec<String>,
 }
 
+impl Run {
+    /// A run given in memory (pytrec_eval's `{qid: {docno: score}}`, with `empty_qids` for
+    /// `{qid: {}}`), named `source` in messages. Lines are numbered 1, 2, ... in the order
+    /// given; the tag is `unknown`. Scores must be finite.
+    pub fn from_lines<I, Q, D, E, S>(source: &str, items: I, empty_qids: E) -> Result<Run>
+    where
+        I: IntoIterator<Item = (Q, D, f64)>,
+        Q: AsRef<[u8]>,
+        D: AsRef<[u8]>,
+        E: IntoIterator<Item = S>,
+        S: AsRef<[u8]>,
+    {
+        let mut b = RunBuilder::default();
+        for (qid, docno, score) in items {
+            let (qid, docno) = (qid.as_ref(), docno.as_ref());
+            check_key(qid)?;
+            check_key(docno)?;
+            let q = b.qids.intern(qid);
+            b.query.push(q);
+            b.docnos.push(docno);
+            b.scores.push(score);
+            b.lines.push(b.lines.len() as u64 + 1);
+        }
+        let mut empty = Vec::new();
+        for qid in empty_qids {
+            check_key(qid.as_ref())?;
+            empty.push(qid.as_ref().to_vec());
+        }
+        if b.scores.is_empty() && empty.is_empty() {
+            return Err(Error::in_file("no results in the run", source));
+        }
+        if !b.scores.iter().all(|s| s.is_finite()) {
+            return Err(Error::in_file("a score is not a finite number", source));
+        }
+        Ok(Run {
+            source: source.to_string(),
+            qids: b.qids.ids,
+            query: b.query,
+            docnos: b.docnos,
+            scores: b.scores,
+            lines: b.lines,
+            tag: b"unknown".to_vec(),
+            empty_qids: empty,
+            warnings: Vec::new(),
+        })
+    }
+}
+
+fn open_source(input: Input, options: &ReadOptions) -> Result<(Source, Limits)> {
+    let source = Source::new(
+        input.name,
+        input.reader,
+        options.chunk_bytes,
+        options.max_line_bytes,
+    )?;
+    let size_hint = if source.gzip { None } else { options.size_hint };
+    Ok((
+        source,
+        Limits {
+            max_line: options.max_line_bytes,
+            size_hint,
+        },
+    ))
+}
+
 /// Reads a qrels file: `qid iter docno grade`.
 pub fn read_qrels(input: Input, fractional: bool) -> Result<Qrels> {
-    let _ = (input, fractional);
-    todo!("reader")
+    read_qrels_with(input, fractional, &ReadOptions::default())
+}
+
+/// Reads a qrels file with the given chunk size, line limit and size hint.
+pub fn read_qrels_with(input: Input, fractional: bool, options: &ReadOptions) -> Result<Qrels> {
+    let (mut source, limits) = open_source(input, options)?;
+    let name = source.name.clone();
+    let mut b = QrelsBuilder::default();
+    while let Some(chunk) = source.next_chunk()? {
+        b.parse(&chunk, &name, fractional, &limits)?;
+    }
+    drop(source);
+    b.finish(&name, fractional)
 }
 
 /// Reads a run file: `qid iter docno rank score tag [anything]`.
 pub fn read_run(input: Input) -> Result<Run> {
-    let _ = input;
-    todo!("reader")
+    read_run_with(input, &ReadOptions::default())
+}
+
+/// Reads a run file with the given chunk size, line limit and size hint.
+pub fn read_run_with(input: Input, options: &ReadOptions) -> Result<Run> {
+    let (mut source, limits) = open_source(input, options)?;
+    let name = source.name.clone();
+    let mut b = RunBuilder::default();
+    while let Some(chunk) = source.next_chunk()? {
+        b.parse(&chunk, &name, &limits)?;
+    }
+    drop(source);
+    b.finish(&name)
+}
+
+/// The size of a regular file (None for pipes, devices, standard input).
+fn file_size(path: &str) -> Option<u64> {
+    if path == "-" {
+        return None;
+    }
+    std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+}
+
+/// Reads the qrels file at `path` (`-`: standard input), its columns reserved from its size.
+pub fn read_qrels_path(path: &str, fractional: bool) -> Result<Qrels> {
+    let options = ReadOptions {
+        size_hint: file_size(path),
+        ..ReadOptions::default()
+    };
+    read_qrels_with(Input::open(path)?, fractional, &options)
+}
+
+/// Reads the run file at `path` (`-`: standard input), its columns reserved from its size.
+pub fn read_run_path(path: &str) -> Result<Run> {
+    let options = ReadOptions {
+        size_hint: file_size(path),
+        ..ReadOptions::default()
+    };
+    read_run_with(Input::open(path)?, &options)
 }

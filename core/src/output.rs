@@ -1,0 +1,141 @@
+//! Stage 6: trec_eval's text, `printf("%-22s\t%s\t%6.4f\n", name, qid, value)`, bytes in and
+//! bytes out, written in chunks so per-query output is never held whole.
+
+use std::io::Write;
+
+use crate::error::Result;
+use crate::evaluate::Evaluation;
+
+/// How a line's values print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `%6.4f`.
+    Float,
+    /// `%ld`.
+    Count,
+    /// The run tag (runid).
+    Tag,
+}
+
+/// One output line family: its printed name, how its value prints, whether it has per-query lines.
+#[derive(Debug, Clone)]
+pub struct LineFormat {
+    pub name: Vec<u8>,
+    pub kind: Kind,
+    pub per_query: bool,
+}
+
+/// What to print of an evaluation.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    /// `-q`: each query's lines.
+    pub per_query: bool,
+    /// Not `-n`: the `all` lines.
+    pub summary: bool,
+    /// Print per-query lines for queries the run lacks (trec_eval 10 with -c; 9.x prints none).
+    pub absent_queries: bool,
+}
+
+const CHUNK: usize = 1 << 20;
+
+/// Writes the evaluation's text to `sink` in chunks of about a megabyte.
+pub fn write_trec(
+    ev: &Evaluation,
+    lines: &[LineFormat],
+    layout: Layout,
+    sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
+    if layout.per_query {
+        for q in 0..ev.qids.len() {
+            if !(ev.in_run[q] || layout.absent_queries) {
+                continue;
+            }
+            for (l, line) in lines.iter().enumerate() {
+                if line.per_query {
+                    push_line(
+                        &mut buf,
+                        &line.name,
+                        ev.qids.get(q),
+                        line.kind,
+                        ev.value(q, l),
+                        &ev.tag,
+                    );
+                }
+            }
+            if buf.len() >= CHUNK {
+                sink(&buf)?;
+                buf.clear();
+            }
+        }
+    }
+    if layout.summary {
+        for (l, line) in lines.iter().enumerate() {
+            push_line(
+                &mut buf,
+                &line.name,
+                b"all",
+                line.kind,
+                ev.summaries[l],
+                &ev.tag,
+            );
+        }
+    }
+    if !buf.is_empty() {
+        sink(&buf)?;
+    }
+    Ok(())
+}
+
+fn push_line(buf: &mut Vec<u8>, name: &[u8], qid: &[u8], kind: Kind, value: f64, tag: &[u8]) {
+    buf.extend_from_slice(name);
+    for _ in name.len()..22 {
+        buf.push(b' ');
+    }
+    buf.push(b'\t');
+    buf.extend_from_slice(qid);
+    buf.push(b'\t');
+    match kind {
+        Kind::Tag => buf.extend_from_slice(tag),
+        Kind::Count => {
+            let _ = write!(buf, "{}", value as i64);
+        }
+        Kind::Float => push_number(buf, value),
+    }
+    buf.push(b'\n');
+}
+
+/// C's `%6.4f`, with glibc's spelling of NaN (`-nan`, as x86 makes it) and of infinities.
+pub fn push_number(buf: &mut Vec<u8>, value: f64) {
+    if value.is_nan() {
+        buf.extend_from_slice(b"  -nan");
+    } else if value.is_infinite() {
+        buf.extend_from_slice(if value > 0.0 { b"   inf" } else { b"  -inf" });
+    } else {
+        let _ = write!(buf, "{value:6.4}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn number(v: f64) -> String {
+        let mut b = Vec::new();
+        push_number(&mut b, v);
+        String::from_utf8(b).unwrap()
+    }
+
+    #[test]
+    fn numbers_print_as_printf() {
+        // Expected strings are C's printf("%6.4f") of the same doubles.
+        assert_eq!(number(0.03125), "0.0312"); // exact tie: round half to even
+        assert_eq!(number(0.99995), "1.0000"); // the double is above the tie
+        assert_eq!(number(-10.0), "-10.0000");
+        assert_eq!(number(-0.0), "-0.0000");
+        assert_eq!(number(f64::NAN), "  -nan");
+        assert_eq!(number(f64::INFINITY), "   inf");
+        assert_eq!(number(f64::NEG_INFINITY), "  -inf");
+        assert_eq!(number(664564957.0812), "664564957.0812");
+    }
+}

@@ -1,0 +1,295 @@
+//! Qrels files: `qid iter docno grade`, grouped by query in byte order, indexed by hash.
+
+use hashbrown::hash_table::Entry;
+use hashbrown::HashTable;
+use memchr::memchr;
+
+use super::number::{parse_decimal, parse_integer, Decimal, Grade};
+use super::run::Interner;
+use super::scan::split_line;
+use super::source::Chunk;
+use super::text::show;
+use super::{hash_judgment, line_fault, malformed, too_long_id, Limits, Qrels, MAX_ID_BYTES};
+use crate::arena::Arena;
+use crate::error::{Error, Result};
+
+/// Judgments in file order, filled chunk by chunk.
+#[derive(Default)]
+pub(crate) struct QrelsBuilder {
+    pub qids: Interner,
+    pub query: Vec<u32>,
+    pub docnos: Arena,
+    pub grades: Vec<f64>,
+    pub lines: Vec<u64>,
+    reserved: bool,
+}
+
+impl QrelsBuilder {
+    fn reserve(&mut self, size: u64, chunk_bytes: usize, docno_bytes: usize) {
+        self.reserved = true;
+        let rows_now = self.grades.len();
+        if rows_now == 0 || chunk_bytes == 0 || size <= chunk_bytes as u64 {
+            return;
+        }
+        let scale = size as f64 / chunk_bytes as f64 * 1.02;
+        let rows = ((rows_now as f64 * scale) as usize + 1024).saturating_sub(rows_now);
+        let bytes = ((docno_bytes as f64 * scale) as usize + 16 * 1024).saturating_sub(docno_bytes);
+        self.query.reserve(rows);
+        self.grades.reserve(rows);
+        self.lines.reserve(rows);
+        self.docnos.reserve(rows, bytes);
+    }
+
+    pub fn parse(
+        &mut self,
+        chunk: &Chunk,
+        name: &str,
+        fractional: bool,
+        limits: &Limits,
+    ) -> Result<()> {
+        let data = chunk.data;
+        let end = chunk.end;
+        let docno_bytes_before = self.docnos.byte_len();
+        let nul = memchr(0, &data[..end]).unwrap_or(usize::MAX);
+        let mut pos = 0;
+        let mut line = chunk.first_line;
+        while pos < end {
+            let start = pos;
+            let mut f = [0usize; 8]; // start, end of the first four fields
+            let comment = data[pos] == b'#';
+            let (fields, p) = if comment {
+                (
+                    0,
+                    pos + memchr(b'\n', &data[pos..end]).unwrap_or(end - 1 - pos),
+                )
+            } else {
+                split_line(data, pos, &mut f)
+            };
+            pos = p + 1;
+            if nul < p || p - start > limits.max_line {
+                return Err(line_fault(nul, start, p, limits.max_line, name, line));
+            }
+            if comment {
+                line += 1;
+                continue;
+            }
+            if fields != 4 {
+                return Err(malformed("qrels", fields, name, line));
+            }
+            let qid = &data[f[0]..f[1]];
+            let docno = &data[f[4]..f[5]];
+            let grade = &data[f[6]..f[7]];
+            for field in [qid, docno, grade] {
+                if field.len() > MAX_ID_BYTES {
+                    return Err(too_long_id(field.len(), name, line));
+                }
+            }
+            let grade = parse_grade(grade, fractional).map_err(|m| Error::at(m, name, line))?;
+            let q = self.qids.intern(qid);
+            self.query.push(q);
+            self.docnos.push(docno);
+            self.grades.push(grade);
+            self.lines.push(line);
+            line += 1;
+        }
+        if !self.reserved {
+            if let Some(size) = limits.size_hint {
+                self.reserve(size, end, self.docnos.byte_len() - docno_bytes_before);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn finish(self, name: &str, fractional: bool) -> Result<Qrels> {
+        if self.grades.is_empty() {
+            return Err(Error::in_file("no judgments in the qrels file", name));
+        }
+        assemble(name, self, fractional, true)
+    }
+}
+
+/// A grade token: an integer, or with `fractional` any decimal. The error is the message.
+fn parse_grade(tok: &[u8], fractional: bool) -> std::result::Result<f64, String> {
+    if fractional {
+        return match parse_decimal(tok) {
+            Decimal::Value(v) => Ok(v),
+            Decimal::NotNumber => Err(format!("grade '{}' is not a number", show(tok))),
+            Decimal::OutOfRange => Err(format!("grade '{}' is out of range", show(tok))),
+        };
+    }
+    match parse_integer(tok) {
+        Grade::Value(v) => Ok(v),
+        Grade::NotInteger {
+            looks_fractional: true,
+        } => Err(format!(
+            "grade '{}' is not an integer (use --fractional-grades, or fractional_grades=True, for \
+             fractional grades)",
+            show(tok)
+        )),
+        Grade::NotInteger {
+            looks_fractional: false,
+        } => Err(format!("grade '{}' is not an integer", show(tok))),
+        Grade::OutOfRange => Err(format!("grade {} is out of range", show(tok))),
+    }
+}
+
+/// Groups judgments by query (queries in unsigned byte order, file order within a query),
+/// builds the (query, docno) index, and refuses a document judged twice for one query.
+pub(crate) fn assemble(
+    name: &str,
+    b: QrelsBuilder,
+    fractional: bool,
+    from_file: bool,
+) -> Result<Qrels> {
+    let n = b.grades.len();
+    if n > u32::MAX as usize {
+        return Err(Error::in_file(
+            "too many judgments (at most 4294967295)",
+            name,
+        ));
+    }
+    let ids = &b.qids.ids;
+    let nq = ids.len();
+    let mut order: Vec<u32> = (0..nq as u32).collect();
+    order.sort_unstable_by(|&a, &c| ids.get(a as usize).cmp(ids.get(c as usize)));
+    let mut rank = vec![0u32; nq];
+    for (r, &q) in order.iter().enumerate() {
+        rank[q as usize] = r as u32;
+    }
+    let mut offsets = vec![0usize; nq + 1];
+    for &q in &b.query {
+        offsets[rank[q as usize] as usize + 1] += 1;
+    }
+    for r in 0..nq {
+        offsets[r + 1] += offsets[r];
+    }
+    let mut qids = Arena::with_capacity(nq, 0);
+    for &q in &order {
+        qids.push(ids.get(q as usize));
+    }
+    // Stretches of judgments of one query in the file: (start, end, rank of the query).
+    let mut segments: Vec<(usize, usize, u32)> = Vec::new();
+    let mut in_order = true; // already grouped in byte order (sorted qrels): kept as it is
+    for (j, &q) in b.query.iter().enumerate() {
+        let r = rank[q as usize];
+        match segments.last_mut() {
+            Some(last) if last.2 == r => last.1 = j + 1,
+            last => {
+                in_order &= last.is_none_or(|l| l.2 < r);
+                segments.push((j, j + 1, r));
+                if segments.len() > n / 8 + 1 {
+                    in_order = false;
+                    break; // scattered: the counting sort below
+                }
+            }
+        }
+    }
+    let (docnos, grades, lines) = if in_order {
+        (b.docnos, b.grades, b.lines)
+    } else if segments.len() <= n / 8 + 1 {
+        // A query's judgments are together in the file, the queries out of byte order (as in a
+        // qrels sorted numerically): whole stretches are copied, in byte order of their query.
+        segments.sort_by_key(|&(_, _, r)| r); // stable: file order within a query
+        let mut docnos = Arena::with_capacity(n, b.docnos.byte_len());
+        let mut grades = Vec::with_capacity(n);
+        let mut lines = Vec::with_capacity(n);
+        for &(lo, hi, _) in &segments {
+            docnos.extend_from_range(&b.docnos, lo..hi);
+            grades.extend_from_slice(&b.grades[lo..hi]);
+            lines.extend_from_slice(&b.lines[lo..hi]);
+        }
+        (docnos, grades, lines)
+    } else {
+        // A counting sort: the file is read in order and each judgment written at its query's
+        // cursor (as many sequential streams as queries, rather than random reads).
+        let mut query_bytes = vec![0usize; nq + 1];
+        for (j, &q) in b.query.iter().enumerate() {
+            query_bytes[rank[q as usize] as usize + 1] += b.docnos.get(j).len();
+        }
+        for r in 0..nq {
+            query_bytes[r + 1] += query_bytes[r];
+        }
+        let mut byte_at = query_bytes;
+        let mut row_at = offsets.clone();
+        let mut bytes = vec![0u8; b.docnos.byte_len()];
+        let mut ends = vec![0u64; n];
+        let mut grades = vec![0.0; n];
+        let mut lines = vec![0u64; n];
+        for (j, &q) in b.query.iter().enumerate() {
+            let r = rank[q as usize] as usize;
+            let (row, at) = (row_at[r], byte_at[r]);
+            let docno = b.docnos.get(j);
+            bytes[at..at + docno.len()].copy_from_slice(docno);
+            byte_at[r] = at + docno.len();
+            row_at[r] = row + 1;
+            ends[row] = (at + docno.len()) as u64;
+            grades[row] = b.grades[j];
+            lines[row] = b.lines[j];
+        }
+        (Arena::from_parts(bytes, ends), grades, lines)
+    };
+    drop(b.query);
+
+    // The index; a duplicate pair is reported at the earliest line that repeats a judgment.
+    let mut index = HashTable::with_capacity(n);
+    let mut duplicate: Option<(usize, usize)> = None; // (earlier, later) judgment
+    for r in 0..nq {
+        let (lo, hi) = (offsets[r], offsets[r + 1]);
+        for j in lo..hi {
+            let docno = docnos.get(j);
+            let hash = hash_judgment(r as u32, docno);
+            let entry = index.entry(
+                hash,
+                |&i: &u32| {
+                    let i = i as usize;
+                    i >= lo && i < hi && docnos.get(i) == docno
+                },
+                |&i: &u32| {
+                    let i = i as usize;
+                    let q = offsets.partition_point(|&o| o <= i) - 1;
+                    hash_judgment(q as u32, docnos.get(i))
+                },
+            );
+            match entry {
+                Entry::Occupied(e) => {
+                    let earlier = *e.get() as usize;
+                    if duplicate.is_none_or(|(_, d)| lines[j] < lines[d]) {
+                        duplicate = Some((earlier, j));
+                    }
+                }
+                Entry::Vacant(e) => {
+                    e.insert(j as u32);
+                }
+            }
+        }
+    }
+    if let Some((first, second)) = duplicate {
+        let qid = show(qids.get(offsets.partition_point(|&o| o <= first) - 1));
+        let docno = show(docnos.get(first));
+        return Err(if from_file {
+            Error::at(
+                format!(
+                    "document '{docno}' judged twice for query '{qid}' (first at line {})",
+                    lines[first]
+                ),
+                name,
+                lines[second],
+            )
+        } else {
+            Error::in_file(
+                format!("document '{docno}' judged twice for query '{qid}'"),
+                name,
+            )
+        });
+    }
+    Ok(Qrels {
+        source: name.to_string(),
+        qids,
+        offsets,
+        docnos,
+        grades,
+        lines,
+        fractional,
+        index,
+    })
+}

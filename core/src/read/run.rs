@@ -1,0 +1,199 @@
+//! Run files: `qid iter docno rank score tag [anything]`, lines in file order.
+
+use hashbrown::HashTable;
+use memchr::memchr;
+
+use super::number::{parse_decimal, Decimal};
+use super::scan::split_line;
+use super::source::Chunk;
+use super::text::show;
+use super::{hash_id, line_fault, malformed, too_long_id, Limits, Run, MAX_ID_BYTES};
+use crate::arena::Arena;
+use crate::error::{Error, Result};
+
+/// Distinct ids in order of first appearance, found again by hash.
+#[derive(Default)]
+pub(crate) struct Interner {
+    pub ids: Arena,
+    table: HashTable<u32>,
+    last: Option<u32>,
+}
+
+impl Interner {
+    /// The index of `id`, added if new. Runs hold long stretches of one query: the last one
+    /// is tried first.
+    #[inline]
+    pub fn intern(&mut self, id: &[u8]) -> u32 {
+        if let Some(last) = self.last {
+            if self.ids.get(last as usize) == id {
+                return last;
+            }
+        }
+        let index = self.lookup_or_add(id);
+        self.last = Some(index);
+        index
+    }
+
+    #[inline(never)]
+    fn lookup_or_add(&mut self, id: &[u8]) -> u32 {
+        let hash = hash_id(id);
+        let ids = &self.ids;
+        if let Some(&i) = self.table.find(hash, |&i| ids.get(i as usize) == id) {
+            return i;
+        }
+        let i = self.ids.push(id) as u32;
+        let ids = &self.ids;
+        self.table
+            .insert_unique(hash, i, |&j| hash_id(ids.get(j as usize)));
+        i
+    }
+}
+
+/// Columns of a run, filled chunk by chunk.
+#[derive(Default)]
+pub(crate) struct RunBuilder {
+    pub qids: Interner,
+    pub query: Vec<u32>,
+    pub docnos: Arena,
+    pub scores: Vec<f64>,
+    pub lines: Vec<u64>,
+    pub tag: Vec<u8>,
+    /// First line holding a CR that does not end it (0: none).
+    pub lone_cr_line: u64,
+    reserved: bool,
+}
+
+impl RunBuilder {
+    /// Reserves the columns for the whole file, guessed from its size and its first chunk.
+    fn reserve(&mut self, size: u64, chunk_bytes: usize, docno_bytes: usize) {
+        self.reserved = true;
+        let lines = self.scores.len();
+        if lines == 0 || chunk_bytes == 0 || size <= chunk_bytes as u64 {
+            return;
+        }
+        let scale = size as f64 / chunk_bytes as f64 * 1.02;
+        let rows = ((lines as f64 * scale) as usize + 1024).saturating_sub(lines);
+        let bytes = ((docno_bytes as f64 * scale) as usize + 16 * 1024).saturating_sub(docno_bytes);
+        self.query.reserve(rows);
+        self.scores.reserve(rows);
+        self.lines.reserve(rows);
+        self.docnos.reserve(rows, bytes);
+    }
+
+    pub fn parse(&mut self, chunk: &Chunk, name: &str, limits: &Limits) -> Result<()> {
+        let data = chunk.data;
+        let end = chunk.end;
+        let docno_bytes_before = self.docnos.byte_len();
+        let nul = memchr(0, &data[..end]).unwrap_or(usize::MAX);
+        if self.lone_cr_line == 0 {
+            self.lone_cr_line = lone_cr_line(data, end, chunk.first_line);
+        }
+        let mut pos = 0;
+        let mut line = chunk.first_line;
+        let mut last_tag = None;
+        while pos < end {
+            let start = pos;
+            let mut f = [0usize; 12]; // start, end of the first six fields
+            let (fields, p) = if data[pos] == b'#' {
+                (
+                    0,
+                    pos + memchr(b'\n', &data[pos..end]).unwrap_or(end - 1 - pos),
+                )
+            } else {
+                split_line(data, pos, &mut f)
+            };
+            pos = p + 1;
+            if nul < p || p - start > limits.max_line {
+                return Err(line_fault(nul, start, p, limits.max_line, name, line));
+            }
+            if fields == 0 {
+                line += 1;
+                continue; // blank or comment
+            }
+            if fields < 6 {
+                return Err(malformed("run", fields, name, line));
+            }
+            let qid = &data[f[0]..f[1]];
+            let docno = &data[f[4]..f[5]];
+            let score = &data[f[8]..f[9]];
+            for field in [qid, docno, score] {
+                if field.len() > MAX_ID_BYTES {
+                    return Err(too_long_id(field.len(), name, line));
+                }
+            }
+            let score = match parse_decimal(score) {
+                Decimal::Value(v) => v,
+                Decimal::NotNumber => {
+                    return Err(Error::at(
+                        format!("score '{}' is not a number", show(score)),
+                        name,
+                        line,
+                    ))
+                }
+                Decimal::OutOfRange => {
+                    return Err(Error::at(
+                        format!("score '{}' is out of range", show(score)),
+                        name,
+                        line,
+                    ))
+                }
+            };
+            let q = self.qids.intern(qid);
+            self.query.push(q);
+            self.docnos.push(docno);
+            self.scores.push(score);
+            self.lines.push(line);
+            last_tag = Some((f[10], f[11]));
+            line += 1;
+        }
+        if let Some((s, e)) = last_tag {
+            self.tag.clear();
+            self.tag.extend_from_slice(&data[s..e]);
+        }
+        if !self.reserved {
+            if let Some(size) = limits.size_hint {
+                self.reserve(size, end, self.docnos.byte_len() - docno_bytes_before);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self, name: &str) -> Result<Run> {
+        if self.scores.is_empty() {
+            return Err(Error::in_file("no results in the run file", name));
+        }
+        let mut warnings = Vec::new();
+        if self.lone_cr_line != 0 {
+            warnings.push(format!(
+                "{name}:{}: a carriage return that does not end a line is whitespace (as in \
+                 trec_eval): lines separated by CR alone run together",
+                self.lone_cr_line
+            ));
+        }
+        self.query.shrink_to_fit();
+        self.scores.shrink_to_fit();
+        self.lines.shrink_to_fit();
+        self.docnos.shrink_to_fit();
+        Ok(Run {
+            source: name.to_string(),
+            qids: self.qids.ids,
+            query: self.query,
+            docnos: self.docnos,
+            scores: self.scores,
+            lines: self.lines,
+            tag: self.tag,
+            empty_qids: Vec::new(),
+            warnings,
+        })
+    }
+}
+
+/// The line of the first CR in the chunk that is not followed by '\n' (0: none).
+fn lone_cr_line(data: &[u8], end: usize, first_line: u64) -> u64 {
+    for i in memchr::memchr_iter(b'\r', &data[..end]) {
+        if data[i + 1] != b'\n' {
+            return first_line + memchr::memchr_iter(b'\n', &data[..i]).count() as u64;
+        }
+    }
+    0
+}

@@ -1,0 +1,146 @@
+//! Arbitrary bytes as a qrels file (integer and fractional grades) and as a run, with the
+//! default chunk size and a tiny one, plain and gzip-compressed: never a panic, an error is
+//! one line, and the chunk size never changes the outcome.
+#![no_main]
+
+use std::io::Write;
+
+use libfuzzer_sys::fuzz_target;
+use trecgain_core::error::Error;
+use trecgain_core::read::{read_qrels_with, read_run_with, Input, Qrels, ReadOptions, Run};
+
+fn check_error(e: &Error) {
+    let text = e.to_string();
+    assert!(
+        !text.contains('\n') && !text.contains('\r'),
+        "message on more than one line: {text:?}"
+    );
+    assert!(!e.message.is_empty());
+}
+
+type RunView = (
+    Vec<Vec<u8>>,
+    Vec<u32>,
+    Vec<Vec<u8>>,
+    Vec<u64>,
+    Vec<u64>,
+    Vec<u8>,
+    Vec<String>,
+);
+type QrelsView = (Vec<Vec<u8>>, Vec<usize>, Vec<Vec<u8>>, Vec<u64>, Vec<u64>);
+
+fn run_view(r: &Run) -> RunView {
+    assert_eq!(r.query.len(), r.docnos.len());
+    assert_eq!(r.scores.len(), r.docnos.len());
+    assert_eq!(r.lines.len(), r.docnos.len());
+    assert!(!r.scores.is_empty());
+    for (i, &q) in r.query.iter().enumerate() {
+        assert!((q as usize) < r.qids.len());
+        assert!(r.scores[i].is_finite());
+        assert!(i == 0 || r.lines[i] > r.lines[i - 1]);
+    }
+    (
+        r.qids.iter().map(<[u8]>::to_vec).collect(),
+        r.query.clone(),
+        r.docnos.iter().map(<[u8]>::to_vec).collect(),
+        r.scores.iter().map(|s| s.to_bits()).collect(),
+        r.lines.clone(),
+        r.tag.clone(),
+        r.warnings.clone(),
+    )
+}
+
+fn qrels_view(q: &Qrels) -> QrelsView {
+    assert_eq!(q.offsets.len(), q.qids.len() + 1);
+    assert_eq!(*q.offsets.last().unwrap(), q.docnos.len());
+    for w in q.qids.iter().collect::<Vec<_>>().windows(2) {
+        assert!(w[0] < w[1], "qids out of order");
+    }
+    for (query, qid) in q.qids.iter().enumerate() {
+        assert_eq!(q.query(qid), Some(query));
+        for j in q.offsets[query]..q.offsets[query + 1] {
+            assert_eq!(q.grade(query, q.docnos.get(j)), Some(q.grades[j]));
+            assert!(q.grades[j].is_finite());
+            assert!(q.fractional || q.grades[j].fract() == 0.0);
+        }
+    }
+    (
+        q.qids.iter().map(<[u8]>::to_vec).collect(),
+        q.offsets.clone(),
+        q.docnos.iter().map(<[u8]>::to_vec).collect(),
+        q.grades.iter().map(|g| g.to_bits()).collect(),
+        q.lines.clone(),
+    )
+}
+
+fn options(chunk: usize) -> ReadOptions {
+    ReadOptions {
+        chunk_bytes: chunk,
+        max_line_bytes: 300,
+        size_hint: Some(100),
+    }
+}
+
+/// The same outcome with either chunk size; but when the input cannot be read to its end
+/// (damaged gzip), which comes first, that error or a fault in the lines read before it,
+/// depends on how much was read at once: then both must be errors.
+fn both<T: PartialEq + std::fmt::Debug>(a: Result<T, Error>, b: Result<T, Error>) {
+    if let Err(e) = &a {
+        check_error(e);
+    }
+    if let Err(e) = &b {
+        check_error(e);
+    }
+    let unreadable =
+        |r: &Result<T, Error>| matches!(r, Err(e) if e.message.starts_with("cannot read: "));
+    if unreadable(&a) || unreadable(&b) {
+        assert!(a.is_err() && b.is_err(), "{a:?} {b:?}");
+        return;
+    }
+    assert_eq!(a, b, "the chunk size changed the outcome");
+}
+
+fuzz_target!(|data: &[u8]| {
+    let chunk = 1 + data.first().copied().unwrap_or(0) as usize % 13;
+    let input = |bytes: &[u8]| Input::from_bytes("fuzz.txt", bytes.to_vec());
+    for fractional in [false, true] {
+        let big = read_qrels_with(input(data), fractional, &ReadOptions::default());
+        let small = read_qrels_with(input(data), fractional, &options(chunk));
+        // the default limit is 1 MiB: compare only where the small limit of 300 bytes is not hit
+        if !matches!(&small, Err(e) if e.message.starts_with("line longer")) {
+            both(
+                big.as_ref().map(qrels_view).map_err(Clone::clone),
+                small.as_ref().map(qrels_view).map_err(Clone::clone),
+            );
+        } else if let Err(e) = &big {
+            check_error(e);
+        }
+    }
+    let big = read_run_with(input(data), &ReadOptions::default());
+    let small = read_run_with(input(data), &options(chunk));
+    if !matches!(&small, Err(e) if e.message.starts_with("line longer")) {
+        both(
+            big.as_ref().map(run_view).map_err(Clone::clone),
+            small.as_ref().map(run_view).map_err(Clone::clone),
+        );
+    } else if let Err(e) = &big {
+        check_error(e);
+    }
+    // the same bytes compressed: the same outcome
+    if data.len() < 4096 && !data.starts_with(&[0x1f, 0x8b]) {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(data).unwrap();
+        let packed = enc.finish().unwrap();
+        let unpacked = read_run_with(input(&packed), &ReadOptions::default());
+        both(
+            big.as_ref().map(run_view).map_err(Clone::clone),
+            unpacked.as_ref().map(run_view).map_err(Clone::clone),
+        );
+    }
+    // and as a damaged gzip stream: an error or a run, never a panic
+    if data.len() >= 2 && data[..2] == [0x1f, 0x8b] {
+        if let Err(e) = read_run_with(input(data), &options(chunk)) {
+            check_error(&e);
+        }
+    }
+});

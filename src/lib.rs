@@ -1,0 +1,484 @@
+//! trecgain._core: the Python face of the Rust engine. Python parses options and measure
+//! strings into plain tuples; this module turns them into the core's types, runs the
+//! stages and hands back results; core errors become `trecgain.errors.TrecgainError`.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::sync::Arc;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
+
+use trecgain_core::error::Error;
+use trecgain_core::evaluate::{evaluate, Evaluation};
+use trecgain_core::options::{
+    Base, Compat, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary,
+};
+use trecgain_core::output::{write_trec, Kind, Layout, LineFormat};
+use trecgain_core::read::{read_qrels, read_run, Input, Qrels, Run};
+
+/// The core's error as the package's TrecgainError(message, source, line).
+fn to_py(py: Python<'_>, err: Error) -> PyErr {
+    let raised = py
+        .import("trecgain.errors")
+        .and_then(|m| m.getattr("TrecgainError"))
+        .and_then(|cls| cls.call1((err.message.clone(), err.source.clone(), err.line)));
+    match raised {
+        Ok(instance) => PyErr::from_value(instance),
+        Err(e) => e,
+    }
+}
+
+/// A Python binary file object (`.read(n)`) as a byte source for the reader.
+struct PyReader {
+    file: PyObject,
+}
+
+impl Read for PyReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Python::with_gil(|py| {
+            py.check_signals()
+                .map_err(|e| io::Error::new(io::ErrorKind::Interrupted, e.to_string()))?;
+            let data = self
+                .file
+                .call_method1(py, "read", (buf.len(),))
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            let data = data.bind(py);
+            let bytes: &[u8] = if let Ok(b) = data.downcast::<PyBytes>() {
+                b.as_bytes()
+            } else {
+                return Err(io::Error::other("the file object did not return bytes"));
+            };
+            let n = bytes.len().min(buf.len());
+            buf[..n].copy_from_slice(&bytes[..n]);
+            Ok(n)
+        })
+    }
+}
+
+/// "No such file or directory", as C's strerror says it (without Rust's "(os error 2)").
+fn strerror(err: &io::Error) -> String {
+    let text = err.to_string();
+    match text.find(" (os error") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// A path, or a binary file object, as an Input named `name`.
+fn input(source: &Bound<'_, PyAny>, name: String) -> PyResult<Result<Input, Error>> {
+    if let Ok(path) = source.extract::<std::path::PathBuf>() {
+        return Ok(match File::open(&path) {
+            Ok(f) => Ok(Input {
+                name,
+                reader: Box::new(f),
+            }),
+            Err(e) => Err(Error::in_file(
+                format!("cannot read: {}", strerror(&e)),
+                &name,
+            )),
+        });
+    }
+    Ok(Ok(Input {
+        name,
+        reader: Box::new(PyReader {
+            file: source.clone().unbind(),
+        }),
+    }))
+}
+
+#[pyclass(frozen, name = "Qrels", module = "trecgain._core")]
+struct PyQrels {
+    inner: Arc<Qrels>,
+}
+
+#[pymethods]
+impl PyQrels {
+    /// Reads a qrels file from a path or a binary file object.
+    #[staticmethod]
+    fn read(
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        name: String,
+        fractional: bool,
+    ) -> PyResult<Self> {
+        let input = input(source, name)?.map_err(|e| to_py(py, e))?;
+        let qrels = read_qrels(input, fractional).map_err(|e| to_py(py, e))?;
+        Ok(PyQrels {
+            inner: Arc::new(qrels),
+        })
+    }
+
+    /// Judgments given as (qid, docno, grade) triples (pytrec_eval's dict, flattened).
+    #[staticmethod]
+    fn from_judgments(
+        py: Python<'_>,
+        name: String,
+        items: Vec<(Vec<u8>, Vec<u8>, f64)>,
+        fractional: bool,
+    ) -> PyResult<Self> {
+        let qrels = Qrels::from_judgments(
+            &name,
+            items
+                .iter()
+                .map(|(q, d, g)| (q.as_slice(), d.as_slice(), *g)),
+            fractional,
+        )
+        .map_err(|e| to_py(py, e))?;
+        Ok(PyQrels {
+            inner: Arc::new(qrels),
+        })
+    }
+
+    #[getter]
+    fn source(&self) -> String {
+        self.inner.source.clone()
+    }
+
+    /// Number of judgments.
+    fn __len__(&self) -> usize {
+        self.inner.grades.len()
+    }
+}
+
+#[pyclass(frozen, name = "Run", module = "trecgain._core")]
+struct PyRun {
+    inner: Arc<Run>,
+}
+
+#[pymethods]
+impl PyRun {
+    /// Reads a run file from a path or a binary file object.
+    #[staticmethod]
+    fn read(py: Python<'_>, source: &Bound<'_, PyAny>, name: String) -> PyResult<Self> {
+        let input = input(source, name)?.map_err(|e| to_py(py, e))?;
+        let run = read_run(input).map_err(|e| to_py(py, e))?;
+        Ok(PyRun {
+            inner: Arc::new(run),
+        })
+    }
+
+    /// Results given as (qid, docno, score) triples, plus queries with nothing retrieved.
+    #[staticmethod]
+    fn from_lines(
+        py: Python<'_>,
+        name: String,
+        items: Vec<(Vec<u8>, Vec<u8>, f64)>,
+        empty_qids: Vec<Vec<u8>>,
+    ) -> PyResult<Self> {
+        let run = Run::from_lines(
+            &name,
+            items
+                .iter()
+                .map(|(q, d, s)| (q.as_slice(), d.as_slice(), *s)),
+            empty_qids,
+        )
+        .map_err(|e| to_py(py, e))?;
+        Ok(PyRun {
+            inner: Arc::new(run),
+        })
+    }
+
+    #[getter]
+    fn source(&self) -> String {
+        self.inner.source.clone()
+    }
+
+    #[getter]
+    fn tag<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.tag)
+    }
+}
+
+type SpecTuple = (String, Vec<(Option<i64>, f64)>, String, bool);
+type RequestTuple = (String, Vec<usize>, Option<SpecTuple>, bool, String);
+
+fn gain_spec((text, pairs, scheme, exact_ideal): SpecTuple) -> PyResult<GainSpec> {
+    let scheme = match scheme.as_str() {
+        "linear" => Scheme::Linear,
+        "exp" => Scheme::Exp,
+        "binary" => Scheme::Binary,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown gain scheme {other}"
+            )))
+        }
+    };
+    let pairs = pairs
+        .into_iter()
+        .map(|(level, gain)| GainPair { level, gain })
+        .collect();
+    Ok(GainSpec {
+        text,
+        pairs,
+        scheme,
+        exact_ideal,
+    })
+}
+
+fn request((kernel, cutoffs, gains, judged_only, summary): RequestTuple) -> PyResult<Request> {
+    let summary = match summary.as_str() {
+        "mean" => Summary::Mean,
+        "sum" => Summary::Sum,
+        "sum_judged_relevant" => Summary::SumJudgedRelevant,
+        "count" => Summary::Count,
+        "tag" => Summary::Tag,
+        other => return Err(PyValueError::new_err(format!("unknown summary {other}"))),
+    };
+    Ok(Request {
+        kernel,
+        cutoffs,
+        gains: gains.map(gain_spec).transpose()?,
+        judged_only,
+        summary,
+    })
+}
+
+fn discount(kind: &str, base: &str) -> PyResult<Discount> {
+    let base = match base {
+        "2" => Base::Two,
+        "e" => Base::E,
+        "10" => Base::Ten,
+        other => Base::Other(
+            other
+                .parse()
+                .map_err(|_| PyValueError::new_err(format!("bad base {other}")))?,
+        ),
+    };
+    match kind {
+        "log" => Ok(Discount::Log(base)),
+        "jk" => Ok(Discount::Jk(base)),
+        other => Err(PyValueError::new_err(format!("unknown discount {other}"))),
+    }
+}
+
+/// The options tuple the Python Evaluator builds.
+#[allow(clippy::type_complexity)]
+fn options(
+    (
+        relevance_level,
+        judged_only,
+        max_docs,
+        complete,
+        empty_ok,
+        compat,
+        (kind, base),
+        global_gains,
+        exact_ideal,
+        err_max_grade,
+    ): (
+        f64,
+        bool,
+        Option<usize>,
+        bool,
+        bool,
+        String,
+        (String, String),
+        Option<SpecTuple>,
+        bool,
+        u32,
+    ),
+) -> PyResult<Options> {
+    Ok(Options {
+        relevance_level,
+        judged_only,
+        max_docs,
+        complete,
+        empty_ok,
+        compat: if compat == "9" {
+            Compat::Nine
+        } else {
+            Compat::Ten
+        },
+        discount: discount(&kind, &base)?,
+        global_gains: global_gains.map(gain_spec).transpose()?,
+        exact_ideal,
+        err_max_grade,
+    })
+}
+
+#[pyclass(frozen, name = "Evaluation", module = "trecgain._core")]
+struct PyEvaluation {
+    inner: Evaluation,
+}
+
+fn kind(text: &str) -> PyResult<Kind> {
+    match text {
+        "float" => Ok(Kind::Float),
+        "count" => Ok(Kind::Count),
+        "tag" => Ok(Kind::Tag),
+        other => Err(PyValueError::new_err(format!("unknown value kind {other}"))),
+    }
+}
+
+#[pymethods]
+impl PyEvaluation {
+    #[getter]
+    fn qids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(
+            py,
+            self.inner
+                .qids
+                .iter()
+                .map(|q| PyBytes::new(py, q))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    #[getter]
+    fn in_run(&self) -> Vec<bool> {
+        self.inner.in_run.clone()
+    }
+
+    #[getter]
+    fn width(&self) -> usize {
+        self.inner.width
+    }
+
+    /// Per-query values of output line `line`, in query order.
+    fn column(&self, line: usize) -> Vec<f64> {
+        (0..self.inner.qids.len())
+            .map(|q| self.inner.value(q, line))
+            .collect()
+    }
+
+    /// Values of one query, one per output line.
+    fn row(&self, query: usize) -> Vec<f64> {
+        self.inner.values[query * self.inner.width..(query + 1) * self.inner.width].to_vec()
+    }
+
+    #[getter]
+    fn summaries(&self) -> Vec<f64> {
+        self.inner.summaries.clone()
+    }
+
+    #[getter]
+    fn tag<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.tag)
+    }
+
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings.clone()
+    }
+
+    /// trec_eval's text, handed to `write(chunk)` about a megabyte at a time.
+    /// `lines`: (name, kind, per_query) of each output line.
+    fn write_trec(
+        &self,
+        py: Python<'_>,
+        lines: Vec<(Vec<u8>, String, bool)>,
+        per_query: bool,
+        summary: bool,
+        absent_queries: bool,
+        write: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let formats = lines
+            .into_iter()
+            .map(|(name, k, per_query)| {
+                Ok(LineFormat {
+                    name,
+                    kind: kind(&k)?,
+                    per_query,
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut failure: Option<PyErr> = None;
+        let layout = Layout {
+            per_query,
+            summary,
+            absent_queries,
+        };
+        let _ = write_trec(&self.inner, &formats, layout, &mut |chunk| {
+            write
+                .call1((PyBytes::new(py, chunk),))
+                .map(|_| ())
+                .map_err(|e| {
+                    failure = Some(e);
+                    Error::new("write failed")
+                })
+        });
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Evaluates a run: requests and options as the Python Evaluator builds them.
+#[pyfunction]
+#[pyo3(name = "evaluate")]
+fn py_evaluate(
+    py: Python<'_>,
+    qrels: &PyQrels,
+    run: &PyRun,
+    requests: Vec<RequestTuple>,
+    options_tuple: &Bound<'_, PyAny>,
+) -> PyResult<PyEvaluation> {
+    let requests = requests
+        .into_iter()
+        .map(request)
+        .collect::<PyResult<Vec<_>>>()?;
+    let options = options(options_tuple.extract()?)?;
+    let (q, r) = (qrels.inner.clone(), run.inner.clone());
+    let result = py.allow_threads(move || evaluate(&q, &r, &requests, &options));
+    result
+        .map(|inner| PyEvaluation { inner })
+        .map_err(|e| to_py(py, e))
+}
+
+/// Ctrl-C in the command line: status 130 at once, even while the core runs and Python's
+/// own handler cannot (a blocking open of a FIFO, a long evaluation); with `announce`, one
+/// line on stderr first (the main process), else nothing (the -j workers: the main process
+/// says it once). Only the `trecgain` program calls this; the library leaves a user's signal
+/// handlers alone.
+#[pyfunction]
+fn exit_on_interrupt(announce: bool) {
+    extern "C" fn announce_and_exit(_: libc::c_int) {
+        const MESSAGE: &[u8] = b"trecgain: interrupted\n";
+        // SAFETY: write(2) and _exit(2) are async-signal-safe (POSIX's list for signal
+        // handlers); MESSAGE is a static buffer valid for its whole length, and nothing
+        // else is touched, so the handler is sound whatever the interrupted thread was doing.
+        unsafe {
+            libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+            libc::_exit(130);
+        }
+    }
+    extern "C" fn exit_quietly(_: libc::c_int) {
+        // SAFETY: _exit(2) is async-signal-safe and touches no memory of the process.
+        unsafe { libc::_exit(130) }
+    }
+    let handler: extern "C" fn(libc::c_int) = if announce {
+        announce_and_exit
+    } else {
+        exit_quietly
+    };
+    // SAFETY: signal(2) with a handler of the right type (extern "C" fn(c_int)) that only
+    // makes async-signal-safe calls; replacing the SIGINT disposition affects no memory.
+    unsafe {
+        libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+    }
+}
+
+/// A -j worker dies with its parent (SIGKILL when the parent ends, however it ends), so no
+/// worker outlives the command.
+#[pyfunction]
+fn die_with_parent() {
+    // SAFETY: prctl(PR_SET_PDEATHSIG, signal) takes two integers and changes only this
+    // process's parent-death signal; no pointer is passed.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(exit_on_interrupt, m)?)?;
+    m.add_function(wrap_pyfunction!(die_with_parent, m)?)?;
+    m.add_class::<PyQrels>()?;
+    m.add_class::<PyRun>()?;
+    m.add_class::<PyEvaluation>()?;
+    m.add_function(wrap_pyfunction!(py_evaluate, m)?)?;
+    Ok(())
+}
