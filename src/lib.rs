@@ -16,7 +16,9 @@ use trecgain_core::options::{
     Base, Compat, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary,
 };
 use trecgain_core::output::{write_trec, Kind, Layout, LineFormat};
-use trecgain_core::read::{read_qrels, read_run, Input, Qrels, Run};
+use trecgain_core::read::{
+    read_qrels, read_qrels_path, read_run, read_run_path, Input, Qrels, Run,
+};
 
 /// The core's error as the package's TrecgainError(message, source, line).
 fn to_py(py: Python<'_>, err: Error) -> PyErr {
@@ -103,10 +105,13 @@ impl PyQrels {
         name: String,
         fractional: bool,
     ) -> PyResult<Self> {
-        let input = input(source, name)?.map_err(|e| to_py(py, e))?;
-        let qrels = read_qrels(input, fractional).map_err(|e| to_py(py, e))?;
+        let qrels = match source.extract::<String>() {
+            // a path: read without the interpreter, so another thread can read the run meanwhile
+            Ok(path) => py.allow_threads(|| read_qrels_path(&path, fractional)),
+            Err(_) => input(source, name)?.and_then(|input| read_qrels(input, fractional)),
+        };
         Ok(PyQrels {
-            inner: Arc::new(qrels),
+            inner: Arc::new(qrels.map_err(|e| to_py(py, e))?),
         })
     }
 
@@ -152,10 +157,12 @@ impl PyRun {
     /// Reads a run file from a path or a binary file object.
     #[staticmethod]
     fn read(py: Python<'_>, source: &Bound<'_, PyAny>, name: String) -> PyResult<Self> {
-        let input = input(source, name)?.map_err(|e| to_py(py, e))?;
-        let run = read_run(input).map_err(|e| to_py(py, e))?;
+        let run = match source.extract::<String>() {
+            Ok(path) => py.allow_threads(|| read_run_path(&path)),
+            Err(_) => input(source, name)?.and_then(read_run),
+        };
         Ok(PyRun {
-            inner: Arc::new(run),
+            inner: Arc::new(run.map_err(|e| to_py(py, e))?),
         })
     }
 

@@ -113,13 +113,22 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
     from .evaluate import Evaluator
 
     with _interruptible():
-        evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
-                              relevance_level=_integer(level, "-l") if level is not None else 1,
-                              judged_only=judged_only, complete=complete, max_docs=_integer(max_docs, "-M", 0),
-                              compat=compat, global_gains=global_gains, discount=discount, exact_ideal=exact_ideal,
-                              fractional_grades=fractional_grades,
-                              err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4)
-        outputs = _evaluate_runs(evaluator, files[1:], _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
+        runs: list = list(files[1:])
+        if len(runs) == 1 and runs[0] != "-":
+            runs[0] = _ReadAhead(runs[0])  # the run is read while the qrels are
+        try:
+            evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
+                                  relevance_level=_integer(level, "-l") if level is not None else 1,
+                                  judged_only=judged_only, complete=complete,
+                                  max_docs=_integer(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
+                                  discount=discount, exact_ideal=exact_ideal, fractional_grades=fractional_grades,
+                                  err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4)
+        finally:
+            if isinstance(runs[0], _ReadAhead):
+                runs[0].join()  # a thread still in the core must not meet the interpreter's exit
+        if isinstance(runs[0], _ReadAhead):
+            runs[0] = runs[0].result()  # only now: an error in the qrels is reported first
+        outputs = _evaluate_runs(evaluator, tuple(runs), _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
         for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
             sys.stderr.write(f"trecgain: warning: {warning}\n")
         for output, _ in outputs:  # printed only once every run has been evaluated
@@ -127,6 +136,36 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
                 _write(output)
             else:
                 output.write_trec(_write, per_query, not nosummary)
+
+
+class _ReadAhead:
+    """Reads a run file on a second thread (the core reads without holding the interpreter)."""
+
+    def __init__(self, path: str):
+        import threading
+
+        from .read import read_run
+
+        self._outcome: tuple[object, BaseException | None] = (None, None)
+
+        def read() -> None:
+            try:
+                self._outcome = (read_run(path), None)
+            except BaseException as err:  # handed to the main thread by result()
+                self._outcome = (None, err)
+
+        self._thread = threading.Thread(target=read, daemon=True)
+        self._thread.start()
+
+    def join(self) -> None:
+        self._thread.join()
+
+    def result(self) -> object:
+        self._thread.join()
+        run, error = self._outcome
+        if error is not None:
+            raise error
+        return run
 
 
 @contextmanager

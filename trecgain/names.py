@@ -4,8 +4,6 @@ never evaluated as code."""
 
 from __future__ import annotations
 
-import ast
-import difflib
 import math
 import re
 from dataclasses import dataclass
@@ -43,6 +41,8 @@ def parse(text: str) -> IrMeasure:
         raise TrecgainError(f"measure '{text}': expected Name(param=value, ...)@cutoff, e.g. nDCG@10")
     name, cutoff = match["name"], match["cutoff"]
     if name not in MEASURES:
+        import difflib
+
         close = difflib.get_close_matches(name, list(MEASURES), n=3, cutoff=0.4)
         hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(MEASURES)}"
         raise TrecgainError(f"unknown measure '{name}' in '{text}'{hint}")
@@ -56,6 +56,8 @@ def parse(text: str) -> IrMeasure:
     allowed = PARAMETERS["nDCG" if name.lower() == "ndcg" else "ERR"]
     for key in params:
         if key not in allowed:
+            import difflib
+
             close = difflib.get_close_matches(key, sorted(allowed), n=2, cutoff=0.4)
             hint = f"did you mean {' or '.join(close)}?" if close else f"known: {', '.join(sorted(allowed))}"
             raise TrecgainError(f"unknown parameter '{key}' in '{text}'; {hint}")
@@ -67,6 +69,8 @@ def _literals(source: str, text: str) -> dict[str, object]:
     """`a=1, b='x', c={0: 1}` -> dict, accepting literals only."""
     if not source.strip():
         return {}
+    import ast  # only for names with a parameter list
+
     if len(source) > 10_000:
         raise TrecgainError(f"measure '{text[:40]}...': the parameter list is too long")
     try:

@@ -4,7 +4,6 @@ checks them.  Dicts are checked here, since their values are Python objects."""
 
 from __future__ import annotations
 
-import gzip
 import io
 import math
 import os
@@ -68,6 +67,8 @@ def _open(source: Source) -> tuple[str, IO[bytes], bool]:
     except OSError as err:
         raise TrecgainError(f"cannot read: {err.strerror or err}", name) from None
     if magic == b"\x1f\x8b":
+        import gzip
+
         stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
     return name, stream, owned
 

@@ -123,8 +123,10 @@ pub struct Qrels {
     /// Per judgment: 1-based line in the file (0 for judgments not from a file).
     pub lines: Vec<u64>,
     pub fractional: bool,
-    /// Judgment indices by hash of (query, docno); valid while `offsets` and `docnos` are unchanged.
-    index: HashTable<u32>,
+    /// Per query, its judgment indices by hash of (query, docno) (empty for a query of at most
+    /// `qrels::SCANNED` judgments, which are scanned); valid while `offsets` and `docnos` are
+    /// unchanged.
+    index: Vec<HashTable<u32>>,
 }
 
 const SEED: u64 = 0x7265_6164_6572_2121;
@@ -212,14 +214,13 @@ impl Qrels {
     /// Index of the judgment of (query, docno) in the per-judgment columns, if the qrels list it.
     #[inline]
     pub fn judgment(&self, query: usize, docno: &[u8]) -> Option<usize> {
-        let lo = *self.offsets.get(query)?;
-        let hi = *self.offsets.get(query + 1)?;
+        let (lo, hi) = (*self.offsets.get(query)?, *self.offsets.get(query + 1)?);
+        if hi - lo <= qrels::SCANNED {
+            return (lo..hi).find(|&i| self.docnos.get(i) == docno);
+        }
         let hash = hash_judgment(query as u32, docno);
-        self.index
-            .find(hash, |&i| {
-                let i = i as usize;
-                i >= lo && i < hi && self.docnos.get(i) == docno
-            })
+        self.index[query]
+            .find(hash, |&i| self.docnos.get(i as usize) == docno)
             .map(|&i| i as usize)
     }
 

@@ -13,6 +13,9 @@ use super::{hash_judgment, line_fault, malformed, too_long_id, Limits, Qrels, MA
 use crate::arena::Arena;
 use crate::error::{Error, Result};
 
+/// A query with at most this many judgments has no hash table: its few docnos are scanned.
+pub(crate) const SCANNED: usize = 8;
+
 /// Judgments in file order, filled chunk by chunk.
 #[derive(Default)]
 pub(crate) struct QrelsBuilder {
@@ -231,24 +234,34 @@ pub(crate) fn assemble(
     drop(b.query);
 
     // The index; a duplicate pair is reported at the earliest line that repeats a judgment.
-    let mut index = HashTable::with_capacity(n);
+    // One small table per query: a query's lookups stay within a few cache-resident kilobytes.
+    let mut index = Vec::with_capacity(nq);
     let mut duplicate: Option<(usize, usize)> = None; // (earlier, later) judgment
     for r in 0..nq {
         let (lo, hi) = (offsets[r], offsets[r + 1]);
+        let mut table = HashTable::new();
+        if hi - lo <= SCANNED {
+            // a few judgments: Qrels::judgment scans them; only duplicates are looked for here
+            for j in lo..hi {
+                if let Some(earlier) = (lo..j).find(|&i| docnos.get(i) == docnos.get(j)) {
+                    if duplicate.is_none_or(|(_, d)| lines[j] < lines[d]) {
+                        duplicate = Some((earlier, j));
+                    }
+                }
+            }
+            index.push(table);
+            continue;
+        }
+        table.reserve(hi - lo, |&i: &u32| {
+            hash_judgment(r as u32, docnos.get(i as usize))
+        });
         for j in lo..hi {
             let docno = docnos.get(j);
             let hash = hash_judgment(r as u32, docno);
-            let entry = index.entry(
+            let entry = table.entry(
                 hash,
-                |&i: &u32| {
-                    let i = i as usize;
-                    i >= lo && i < hi && docnos.get(i) == docno
-                },
-                |&i: &u32| {
-                    let i = i as usize;
-                    let q = offsets.partition_point(|&o| o <= i) - 1;
-                    hash_judgment(q as u32, docnos.get(i))
-                },
+                |&i: &u32| docnos.get(i as usize) == docno,
+                |&i: &u32| hash_judgment(r as u32, docnos.get(i as usize)),
             );
             match entry {
                 Entry::Occupied(e) => {
@@ -262,6 +275,7 @@ pub(crate) fn assemble(
                 }
             }
         }
+        index.push(table);
     }
     if let Some((first, second)) = duplicate {
         let qid = show(qids.get(offsets.partition_point(|&o| o <= first) - 1));
