@@ -11,7 +11,6 @@ import click
 
 from . import __version__
 from .errors import TrecgainError
-from .measures import REGISTRY
 
 USAGE = "Usage: trecgain [-h] [-q] [--compat 10|9] [-j N] {-m measure}* qrels_file run_file [run_file ...]"
 
@@ -55,6 +54,8 @@ def _help_text() -> str:
              "",
              "  trecgain gdeval QRELS RUN K    gdeval.pl's nDCG@K and ERR@K, exactly as it prints them",
              "", "Measures (printed in this order):"]
+    from .measures import REGISTRY  # not needed for --version
+
     for m in REGISTRY:
         lines.append(f"  {m.name:<12} {m.help}")
     lines.append("  gain         every trec_eval measure above (not ndcg_p, cg_cut, err_cut), default parameters")

@@ -72,11 +72,22 @@ pub fn evaluate(
     requests: &[Request],
     options: &Options,
 ) -> Result<Evaluation> {
+    evaluate_in_parts(qrels, run, requests, options, threads())
+}
+
+/// `evaluate`, measuring the queries in at most `threads` parts at once.
+fn evaluate_in_parts(
+    qrels: &Qrels,
+    run: &Run,
+    requests: &[Request],
+    options: &Options,
+    threads: usize,
+) -> Result<Evaluation> {
     let (planned, width) = plan(requests)?;
     let grouping = Grouping::new(run, qrels);
     let queries = grouping.evaluated(run, options)?;
     let mut values = vec![0.0; queries.len() * width];
-    let parts = split(&queries, &grouping, threads());
+    let parts = split(&queries, &grouping, threads);
     let mut notes = Notes::default();
     let outcomes: Vec<Result<Notes>> = std::thread::scope(|scope| {
         let mut rest = values.as_mut_slice();
@@ -142,7 +153,7 @@ fn threads() -> usize {
 /// Contiguous parts of the queries with about the same number of run lines each.
 fn split<'q>(queries: &'q [usize], grouping: &Grouping, parts: usize) -> Vec<&'q [usize]> {
     let total: usize = queries.iter().map(|&q| grouping.lines(q).len()).sum();
-    let parts = if total < 100_000 { 1 } else { parts.max(1) };
+    let parts = if total < 20_000 { 1 } else { parts.max(1) };
     let target = total.div_ceil(parts).max(1);
     let mut out = Vec::new();
     let (mut start, mut acc) = (0, 0);
@@ -207,4 +218,82 @@ fn measure_part(
         }
     }
     Ok(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::Summary;
+
+    fn request(kernel: &str, cutoffs: Vec<usize>, summary: Summary) -> Request {
+        Request {
+            kernel: kernel.into(),
+            cutoffs,
+            gains: None,
+            judged_only: false,
+            summary,
+        }
+    }
+
+    /// 300 queries of 100 documents: the values and summaries must be the same bits whatever
+    /// the number of parts the queries are measured in.
+    #[test]
+    fn parts_do_not_change_the_numbers() {
+        let (mut judgments, mut lines) = (Vec::new(), Vec::new());
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for q in 0..300 {
+            for d in 0..100 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let (qid, docno) = (format!("q{q}").into_bytes(), format!("d{d}").into_bytes());
+                if x.is_multiple_of(3) {
+                    judgments.push((qid.clone(), docno.clone(), (x % 4) as f64));
+                }
+                lines.push((qid, docno, (x % 1000) as f64 / 7.0));
+            }
+        }
+        let qrels = Qrels::from_judgments(
+            "q",
+            judgments
+                .iter()
+                .map(|(q, d, g)| (q.as_slice(), d.as_slice(), *g)),
+            false,
+        )
+        .unwrap();
+        let run = Run::from_lines(
+            "r",
+            lines
+                .iter()
+                .map(|(q, d, s)| (q.as_slice(), d.as_slice(), *s)),
+            Vec::<Vec<u8>>::new(),
+        )
+        .unwrap();
+        let requests = [
+            request("ndcg", vec![], Summary::Mean),
+            request("ndcg_cut", vec![5, 10, 1000], Summary::Mean),
+            request("G", vec![], Summary::Mean),
+            request("num_rel_ret", vec![], Summary::Sum),
+        ];
+        let options = Options::default();
+        let grouping = Grouping::new(&run, &qrels);
+        let queries = grouping.evaluated(&run, &options).unwrap();
+        assert_eq!(
+            split(&queries, &grouping, 3).len(),
+            3,
+            "the test must measure in several parts"
+        );
+        let one = evaluate_in_parts(&qrels, &run, &requests, &options, 1).unwrap();
+        for threads in [2, 3, 7] {
+            let many = evaluate_in_parts(&qrels, &run, &requests, &options, threads).unwrap();
+            let bits = |e: &Evaluation| {
+                e.values
+                    .iter()
+                    .chain(&e.summaries)
+                    .map(|v| v.to_bits())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&one), bits(&many), "{threads} parts");
+        }
+    }
 }

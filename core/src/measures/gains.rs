@@ -18,9 +18,8 @@
 //! the gain is the grade (linear), 2^grade - 1 (exp) or grade >= -l (binary), and the ideal
 //! ranking is the judged documents in grade order, down to the last positive gain.
 
-use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::{Notes, Query};
 use crate::error::{Error, Result};
@@ -261,7 +260,13 @@ impl Gains {
         if self.scheme == Scheme::Exp {
             refuse_exp(query.judged.first().copied().unwrap_or(0.0))?;
         }
-        let table = MergeTable::cached(listed, self.scheme, self.relevance_level, num_levels);
+        let table = MergeTable::cached(
+            &mut notes.merge_tables,
+            listed,
+            self.scheme,
+            self.relevance_level,
+            num_levels,
+        );
         if let Some(w) = &table.warning {
             if !notes.warnings.contains(w) {
                 notes.warn(w.clone());
@@ -406,9 +411,10 @@ struct Entry {
 }
 
 /// A merge-sorted table, which depends on the gains and the number of levels only: built
-/// once for all the queries with as many levels (a few are kept per thread).
+/// once for all the queries with as many levels (the last few are kept in the measuring
+/// part's `Notes`, so nothing outlives the evaluation).
 #[derive(Debug)]
-struct MergeTable {
+pub struct MergeTable {
     listed: Vec<(i64, u64)>,
     scheme: Scheme,
     relevance_level: u64,
@@ -426,42 +432,36 @@ struct MergeTable {
 
 const KEPT_TABLES: usize = 4;
 
-thread_local! {
-    static TABLES: RefCell<Vec<Rc<MergeTable>>> = const { RefCell::new(Vec::new()) };
-}
-
 impl MergeTable {
     fn cached(
+        tables: &mut Vec<Arc<MergeTable>>,
         listed: &[(i64, f64)],
         scheme: Scheme,
         relevance_level: f64,
         num_levels: i64,
-    ) -> Rc<MergeTable> {
+    ) -> Arc<MergeTable> {
         let key: Vec<(i64, u64)> = listed.iter().map(|&(l, g)| (l, g.to_bits())).collect();
         let rl = relevance_level.to_bits();
-        TABLES.with(|tables| {
-            let mut tables = tables.borrow_mut();
-            let same = |t: &&Rc<MergeTable>| {
-                t.num_levels == num_levels
-                    && t.scheme == scheme
-                    && t.relevance_level == rl
-                    && t.listed == key
-            };
-            if let Some(t) = tables.iter().find(same) {
-                return Rc::clone(t);
-            }
-            let table = Rc::new(MergeTable::build(
-                listed,
-                scheme,
-                relevance_level,
-                num_levels,
-            ));
-            if tables.len() == KEPT_TABLES {
-                tables.remove(0);
-            }
-            tables.push(Rc::clone(&table));
-            table
-        })
+        let same = |t: &&Arc<MergeTable>| {
+            t.num_levels == num_levels
+                && t.scheme == scheme
+                && t.relevance_level == rl
+                && t.listed == key
+        };
+        if let Some(t) = tables.iter().find(same) {
+            return Arc::clone(t);
+        }
+        let table = Arc::new(MergeTable::build(
+            listed,
+            scheme,
+            relevance_level,
+            num_levels,
+        ));
+        if tables.len() == KEPT_TABLES {
+            tables.remove(0);
+        }
+        tables.push(Arc::clone(&table));
+        table
     }
 
     fn build(

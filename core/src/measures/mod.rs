@@ -25,10 +25,12 @@ pub struct Query<'a> {
     pub judged: &'a [f64],
 }
 
-/// Warnings collected while measuring (each said once), for the caller to show.
+/// What one measuring part keeps across its queries: warnings (each said once), for the
+/// caller to show, and the gain tables built so far.
 #[derive(Debug, Default)]
 pub struct Notes {
     pub warnings: Vec<String>,
+    pub(crate) merge_tables: Vec<std::sync::Arc<gains::MergeTable>>,
 }
 
 impl Notes {
