@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 BUILT := $(VENV)/.core-built
 CORE_SOURCES := $(shell find src core/src -name '*.rs') Cargo.toml core/Cargo.toml
 
-.PHONY: example test rust-test python-test bench conformance clean
+.PHONY: example test rust-test python-test bench clean
 
 $(STAMP): pyproject.toml
 	rm -rf $(VENV)
@@ -33,8 +33,9 @@ rust-test: $(BUILT)
 python-test: $(BUILT)
 	$(PY) -m pytest -q
 
+# BENCH_ARGS, e.g. --trec-eval /path/to/trec_eval --quick (see bench/real.py --help)
 bench: $(BUILT)
-	$(PY) bench/bench.py
+	$(PY) bench/real.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build target *.egg-info
