@@ -11,11 +11,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
 use trecgain_core::error::Error;
-use trecgain_core::evaluate::{evaluate, Evaluation};
+use trecgain_core::evaluate::{Evaluation, Measuring};
 use trecgain_core::options::{
     Base, Compat, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary,
 };
-use trecgain_core::output::{write_trec, Kind, Layout, LineFormat};
+use trecgain_core::output::{write_trec, write_trec_streamed, Kind, Layout, LineFormat};
 use trecgain_core::read::{
     read_qrels, read_qrels_path, read_run, read_run_path, Input, Qrels, Run,
 };
@@ -308,6 +308,28 @@ fn options(
 #[pyclass(frozen, name = "Evaluation", module = "trecgain._core")]
 struct PyEvaluation {
     inner: Evaluation,
+    /// What it was measured from, to measure the per-query lines again when they were not kept.
+    measured: Measured,
+}
+
+/// The inputs of an evaluation.
+struct Measured {
+    qrels: Arc<Qrels>,
+    run: Arc<Run>,
+    requests: Vec<Request>,
+    options: Options,
+}
+
+impl PyEvaluation {
+    /// The values were kept (or there are none to keep).
+    fn kept(&self) -> PyResult<()> {
+        if self.inner.values.len() == self.inner.qids.len() * self.inner.width {
+            return Ok(());
+        }
+        Err(PyValueError::new_err(
+            "this evaluation kept no per-query values (evaluate with keep_values=True)",
+        ))
+    }
 }
 
 fn kind(text: &str) -> PyResult<Kind> {
@@ -344,15 +366,17 @@ impl PyEvaluation {
     }
 
     /// Per-query values of output line `line`, in query order.
-    fn column(&self, line: usize) -> Vec<f64> {
-        (0..self.inner.qids.len())
+    fn column(&self, line: usize) -> PyResult<Vec<f64>> {
+        self.kept()?;
+        Ok((0..self.inner.qids.len())
             .map(|q| self.inner.value(q, line))
-            .collect()
+            .collect())
     }
 
     /// Values of one query, one per output line.
-    fn row(&self, query: usize) -> Vec<f64> {
-        self.inner.values[query * self.inner.width..(query + 1) * self.inner.width].to_vec()
+    fn row(&self, query: usize) -> PyResult<Vec<f64>> {
+        self.kept()?;
+        Ok(self.inner.values[query * self.inner.width..(query + 1) * self.inner.width].to_vec())
     }
 
     #[getter]
@@ -397,7 +421,7 @@ impl PyEvaluation {
             summary,
             absent_queries,
         };
-        let _ = write_trec(&self.inner, &formats, layout, &mut |chunk| {
+        let mut sink = |chunk: &[u8]| {
             write
                 .call1((PyBytes::new(py, chunk),))
                 .map(|_| ())
@@ -405,10 +429,19 @@ impl PyEvaluation {
                     failure = Some(e);
                     Error::new("write failed")
                 })
-        });
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(()),
+        };
+        let written = if self.kept().is_ok() {
+            write_trec(&self.inner, &formats, layout, &mut sink)
+        } else {
+            let m = &self.measured;
+            Measuring::new(&m.qrels, &m.run, &m.requests, &m.options).and_then(|measuring| {
+                write_trec_streamed(&self.inner, &measuring, &formats, layout, &mut sink)
+            })
+        };
+        match (failure, written) {
+            (Some(e), _) => Err(e),
+            (None, Err(e)) => Err(to_py(py, e)),
+            (None, Ok(())) => Ok(()),
         }
     }
 }
@@ -422,16 +455,26 @@ fn py_evaluate(
     run: &PyRun,
     requests: Vec<RequestTuple>,
     options_tuple: &Bound<'_, PyAny>,
+    keep_values: bool,
 ) -> PyResult<PyEvaluation> {
     let requests = requests
         .into_iter()
         .map(request)
         .collect::<PyResult<Vec<_>>>()?;
     let options = options(options_tuple.extract()?)?;
-    let (q, r) = (qrels.inner.clone(), run.inner.clone());
-    let result = py.allow_threads(move || evaluate(&q, &r, &requests, &options));
+    let measured = Measured {
+        qrels: qrels.inner.clone(),
+        run: run.inner.clone(),
+        requests,
+        options,
+    };
+    let m = &measured;
+    let result = py.allow_threads(|| {
+        Measuring::new(&m.qrels, &m.run, &m.requests, &m.options)
+            .and_then(|measuring| measuring.evaluate(keep_values))
+    });
     result
-        .map(|inner| PyEvaluation { inner })
+        .map(|inner| PyEvaluation { inner, measured })
         .map_err(|e| to_py(py, e))
 }
 

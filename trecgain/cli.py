@@ -201,7 +201,7 @@ def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool,
     """Each run's result (or, from forked workers with jobs > 1, its trec_eval text) and
     warnings, in the order given."""
     if jobs == 1 or len(runs) == 1:
-        results = [evaluator.evaluate(r) for r in runs]
+        results = [evaluator.evaluate(r, keep_values=False) for r in runs]  # lines measured as written
         return [(r, r.warnings) for r in results]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -223,7 +223,8 @@ def _quiet_on_interrupt() -> None:
 
 
 def _evaluate_in_worker(run: str) -> tuple[bytes, list[str]]:
-    return _text_and_warnings(_SHARED["evaluator"].evaluate(run), _SHARED["per_query"], _SHARED["summary"])
+    result = _SHARED["evaluator"].evaluate(run, keep_values=False)
+    return _text_and_warnings(result, _SHARED["per_query"], _SHARED["summary"])
 
 
 def _text_and_warnings(result, per_query: bool, summary: bool) -> tuple[bytes, list[str]]:

@@ -164,8 +164,13 @@ class Evaluator:
                 self.global_gains.to_core() if self.global_gains else None, bool(self.exact_ideal),
                 int(self.err_max_grade))
 
-    def evaluate(self, run: Source | Any) -> Result:
-        """Evaluate one run (a path, '-', an open file, a core Run, or {qid: {docno: score}})."""
+    def evaluate(self, run: Source | Any, keep_values: bool = True) -> Result:
+        """Evaluate one run (a path, '-', an open file, a core Run, or {qid: {docno: score}}).
+
+        With keep_values=False only the `all` values are kept: `aggregate` and `to_trec` work
+        (per-query lines are measured again as they are written), `per_query` does not; memory
+        then stays at one block of queries however many queries there are."""
         run = run if isinstance(run, _core.Run) else read_run(run)
-        evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self._options())
+        evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self._options(),
+                                    keep_values)
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings))

@@ -1,8 +1,9 @@
 //! The driver: read -> rank -> label -> measures -> summary for one run, query by query.
 //!
-//! Queries are split into contiguous parts measured on separate threads; every value lands
-//! in its query's row, and summaries add the rows in query order afterwards, so the numbers
-//! do not depend on the number of threads.
+//! Queries are measured a block at a time; each block is split into contiguous parts measured
+//! on separate threads, every value landing in its query's row, and the summaries add the rows
+//! in query order afterwards, so the numbers do not depend on the number of threads. Memory
+//! beyond the inputs is one block of rows, plus every row only when the caller keeps them.
 
 use hashbrown::HashMap;
 
@@ -10,10 +11,11 @@ use crate::arena::Arena;
 use crate::error::{Error, Result};
 use crate::label::{judged_grades, label_ranking, only_judged};
 use crate::measures::{kernel, KernelRecord, Notes, Query};
+use crate::options::Summary;
 use crate::options::{Options, Request};
 use crate::rank::{check_duplicates, rank_query, Grouping};
 use crate::read::{Qrels, Run};
-use crate::summary::summarize;
+use crate::summary::Totals;
 
 /// What one evaluation produced: per query and per output line, and the `all` values.
 #[derive(Debug, Clone)]
@@ -65,82 +67,182 @@ fn plan(requests: &[Request]) -> Result<(Vec<Planned<'_>>, usize)> {
     Ok((planned, width))
 }
 
-/// Evaluates one run against the qrels.
+/// Called with each block's qrels queries and their rows of values.
+pub type Visit<'v> = dyn FnMut(&[usize], &[f64]) -> Result<()> + 'v;
+
+/// Per block of queries measured at once: about this many run lines, or this many queries.
+const BLOCK_LINES: usize = 1 << 20;
+const BLOCK_QUERIES: usize = 1 << 13;
+
+/// A run against the qrels, ready to measure: kernels planned, run lines grouped by query.
+pub struct Measuring<'a> {
+    qrels: &'a Qrels,
+    run: &'a Run,
+    options: &'a Options,
+    planned: Vec<Planned<'a>>,
+    width: usize,
+    grouping: Grouping,
+    /// The qrels queries evaluated, in order.
+    queries: Vec<usize>,
+    threads: usize,
+    /// A block holds about this many run lines, or this many queries.
+    block: (usize, usize),
+}
+
+impl<'a> Measuring<'a> {
+    pub fn new(
+        qrels: &'a Qrels,
+        run: &'a Run,
+        requests: &'a [Request],
+        options: &'a Options,
+    ) -> Result<Self> {
+        let (planned, width) = plan(requests)?;
+        let grouping = Grouping::new(run, qrels);
+        let queries = grouping.evaluated(run, options)?;
+        Ok(Measuring {
+            qrels,
+            run,
+            options,
+            planned,
+            width,
+            grouping,
+            queries,
+            threads: threads(),
+            block: (BLOCK_LINES, BLOCK_QUERIES),
+        })
+    }
+
+    /// Output lines (values per query).
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// The qid of qrels query `query`.
+    pub fn qid(&self, query: usize) -> &[u8] {
+        self.qrels.qids.get(query)
+    }
+
+    /// Whether the run has qrels query `query` (false for one only -c brings in).
+    pub fn in_run(&self, query: usize) -> bool {
+        self.grouping.in_run[query]
+    }
+
+    /// Measures the queries a block at a time (each block in parts on several threads) and
+    /// hands each block's qrels queries and rows (`width` values per query) to `visit`, in
+    /// query order. The first error in query order wins.
+    pub fn for_each_block(&self, visit: &mut Visit) -> Result<Notes> {
+        let mut notes = Notes::default();
+        let mut rows = Vec::new();
+        for block in blocks(&self.queries, &self.grouping, self.block) {
+            rows.clear();
+            rows.resize(block.len() * self.width, 0.0);
+            for w in self.measure_block(block, &mut rows)?.warnings {
+                notes.warn(w);
+            }
+            visit(block, &rows)?;
+        }
+        Ok(notes)
+    }
+
+    fn measure_block(&self, block: &[usize], rows: &mut [f64]) -> Result<Notes> {
+        let parts = split(block, &self.grouping, self.threads);
+        let width = self.width;
+        let outcomes: Vec<Result<Notes>> = std::thread::scope(|scope| {
+            let mut rest = rows;
+            let mut handles = Vec::new();
+            for part in &parts {
+                let (mine, tail) = rest.split_at_mut(part.len() * width);
+                rest = tail;
+                handles.push(scope.spawn(move || self.measure_part(part, mine)));
+            }
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a measuring thread panicked"))
+                .collect()
+        });
+        let mut notes = Notes::default();
+        for outcome in outcomes {
+            for w in outcome?.warnings {
+                notes.warn(w);
+            }
+        }
+        Ok(notes)
+    }
+
+    /// How each output line is summarised.
+    fn summaries(&self) -> Vec<Summary> {
+        self.planned
+            .iter()
+            .flat_map(|p| std::iter::repeat_n(p.request.summary, p.lines))
+            .collect()
+    }
+
+    /// Measures everything; keeps every query's values when `keep_values`, else only the
+    /// summaries (the per-query lines can then be streamed by `for_each_block`).
+    pub fn evaluate(&self, keep_values: bool) -> Result<Evaluation> {
+        let mut values = Vec::new();
+        let mut totals = Totals::new(self.width);
+        let notes = self.for_each_block(&mut |_, rows| {
+            for row in rows.chunks_exact(self.width.max(1)) {
+                totals.add(row);
+            }
+            if keep_values {
+                values.extend_from_slice(rows);
+            }
+            Ok(())
+        })?;
+        let mut qids = Arena::new();
+        for &q in &self.queries {
+            qids.push(self.qrels.qids.get(q));
+        }
+        let mut warnings = self.run.warnings.clone();
+        warnings.extend(notes.warnings);
+        Ok(Evaluation {
+            qids,
+            in_run: self
+                .queries
+                .iter()
+                .map(|&q| self.grouping.in_run[q])
+                .collect(),
+            width: self.width,
+            values,
+            summaries: totals.finish(&self.summaries(), self.qrels, self.options.complete),
+            tag: self.run.tag.clone(),
+            warnings,
+        })
+    }
+}
+
+/// Evaluates one run against the qrels, keeping every query's values.
 pub fn evaluate(
     qrels: &Qrels,
     run: &Run,
     requests: &[Request],
     options: &Options,
 ) -> Result<Evaluation> {
-    evaluate_in_parts(qrels, run, requests, options, threads())
+    Measuring::new(qrels, run, requests, options)?.evaluate(true)
 }
 
-/// `evaluate`, measuring the queries in at most `threads` parts at once.
-fn evaluate_in_parts(
-    qrels: &Qrels,
-    run: &Run,
-    requests: &[Request],
-    options: &Options,
-    threads: usize,
-) -> Result<Evaluation> {
-    let (planned, width) = plan(requests)?;
-    let grouping = Grouping::new(run, qrels);
-    let queries = grouping.evaluated(run, options)?;
-    let mut values = vec![0.0; queries.len() * width];
-    let parts = split(&queries, &grouping, threads);
-    let mut notes = Notes::default();
-    let outcomes: Vec<Result<Notes>> = std::thread::scope(|scope| {
-        let mut rest = values.as_mut_slice();
-        let mut handles = Vec::new();
-        for part in &parts {
-            let (mine, tail) = rest.split_at_mut(part.len() * width);
-            rest = tail;
-            let (grouping, planned) = (&grouping, &planned);
-            handles.push(scope.spawn(move || {
-                measure_part(part, mine, width, grouping, planned, qrels, run, options)
-            }));
-        }
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a measuring thread panicked"))
-            .collect()
-    });
-    for outcome in outcomes {
-        for w in outcome?.warnings {
-            notes.warn(w);
+/// Consecutive blocks of queries of about `max_lines` run lines or `max_queries` queries.
+fn blocks<'q>(
+    queries: &'q [usize],
+    grouping: &Grouping,
+    (max_lines, max_queries): (usize, usize),
+) -> Vec<&'q [usize]> {
+    let mut out = Vec::new();
+    let (mut start, mut lines) = (0, 0);
+    for (i, &q) in queries.iter().enumerate() {
+        lines += grouping.lines(q).len();
+        if lines >= max_lines || i + 1 - start >= max_queries {
+            out.push(&queries[start..=i]);
+            start = i + 1;
+            lines = 0;
         }
     }
-    let summaries = (0..width)
-        .map(|l| {
-            let summary = planned
-                .iter()
-                .find(|p| l < p.first_line + p.lines)
-                .map(|p| p.request.summary);
-            let column = (0..queries.len()).map(|q| values[q * width + l]);
-            summarize(
-                column,
-                summary.expect("every line has a request"),
-                queries.len(),
-                qrels,
-                options.complete,
-            )
-        })
-        .collect();
-    let mut qids = Arena::new();
-    for &q in &queries {
-        qids.push(qrels.qids.get(q));
+    if start < queries.len() {
+        out.push(&queries[start..]);
     }
-    let mut warnings = run.warnings.clone();
-    warnings.extend(notes.warnings);
-    Ok(Evaluation {
-        qids,
-        in_run: queries.iter().map(|&q| grouping.in_run[q]).collect(),
-        width,
-        values,
-        summaries,
-        tag: run.tag.clone(),
-        warnings,
-    })
+    out
 }
 
 fn threads() -> usize {
@@ -170,54 +272,54 @@ fn split<'q>(queries: &'q [usize], grouping: &Grouping, parts: usize) -> Vec<&'q
 }
 
 /// Ranks, labels and measures some queries into their rows of `out`.
-#[allow(clippy::too_many_arguments)]
-fn measure_part(
-    queries: &[usize],
-    out: &mut [f64],
-    width: usize,
-    grouping: &Grouping,
-    planned: &[Planned],
-    qrels: &Qrels,
-    run: &Run,
-    options: &Options,
-) -> Result<Notes> {
-    let mut notes = Notes::default();
-    let mut seen = HashMap::new();
-    let (mut rows, mut ranked, mut judged, mut kept, mut filtered) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (i, &q) in queries.iter().enumerate() {
-        rows.clear();
-        rows.extend_from_slice(grouping.lines(q));
-        rank_query(&mut rows, run, options);
-        check_duplicates(&rows, run, &mut seen)?;
-        label_ranking(&rows, q, run, qrels, &mut ranked);
-        if options.judged_only {
-            only_judged(&ranked, &mut kept);
-            std::mem::swap(&mut ranked, &mut kept);
+impl Measuring<'_> {
+    fn measure_part(&self, queries: &[usize], out: &mut [f64]) -> Result<Notes> {
+        let (width, grouping, planned, qrels, run, options) = (
+            self.width,
+            &self.grouping,
+            &self.planned,
+            self.qrels,
+            self.run,
+            self.options,
+        );
+        let mut notes = Notes::default();
+        let mut seen = HashMap::new();
+        let (mut rows, mut ranked, mut judged, mut kept, mut filtered) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (i, &q) in queries.iter().enumerate() {
+            rows.clear();
+            rows.extend_from_slice(grouping.lines(q));
+            rank_query(&mut rows, run, options);
+            check_duplicates(&rows, run, &mut seen)?;
+            label_ranking(&rows, q, run, qrels, &mut ranked);
+            if options.judged_only {
+                only_judged(&ranked, &mut kept);
+                std::mem::swap(&mut ranked, &mut kept);
+            }
+            judged_grades(qrels, q, &mut judged);
+            let row = &mut out[i * width..(i + 1) * width];
+            for p in planned {
+                let view = if p.request.judged_only && !options.judged_only {
+                    only_judged(&ranked, &mut filtered);
+                    &filtered
+                } else {
+                    &ranked
+                };
+                let query = Query {
+                    ranked: view,
+                    judged: &judged,
+                };
+                (p.kernel.compute)(
+                    &query,
+                    p.request,
+                    options,
+                    &mut notes,
+                    &mut row[p.first_line..p.first_line + p.lines],
+                )?;
+            }
         }
-        judged_grades(qrels, q, &mut judged);
-        let row = &mut out[i * width..(i + 1) * width];
-        for p in planned {
-            let view = if p.request.judged_only && !options.judged_only {
-                only_judged(&ranked, &mut filtered);
-                &filtered
-            } else {
-                &ranked
-            };
-            let query = Query {
-                ranked: view,
-                judged: &judged,
-            };
-            (p.kernel.compute)(
-                &query,
-                p.request,
-                options,
-                &mut notes,
-                &mut row[p.first_line..p.first_line + p.lines],
-            )?;
-        }
+        Ok(notes)
     }
-    Ok(notes)
 }
 
 #[cfg(test)]
@@ -276,16 +378,21 @@ mod tests {
             request("num_rel_ret", vec![], Summary::Sum),
         ];
         let options = Options::default();
-        let grouping = Grouping::new(&run, &qrels);
-        let queries = grouping.evaluated(&run, &options).unwrap();
-        assert_eq!(
-            split(&queries, &grouping, 3).len(),
-            3,
-            "the test must measure in several parts"
-        );
-        let one = evaluate_in_parts(&qrels, &run, &requests, &options, 1).unwrap();
-        for threads in [2, 3, 7] {
-            let many = evaluate_in_parts(&qrels, &run, &requests, &options, threads).unwrap();
+        let mut measuring = Measuring::new(&qrels, &run, &requests, &options).unwrap();
+        let parts = split(&measuring.queries, &measuring.grouping, 3).len();
+        assert_eq!(parts, 3, "the test must measure in several parts");
+        measuring.threads = 1;
+        let one = measuring.evaluate(true).unwrap();
+        let blockings = [
+            (2, (BLOCK_LINES, BLOCK_QUERIES)),
+            (3, (1000, 7)),
+            (7, (50, 1000)),
+            (1, (1, 1)),
+        ];
+        for (threads, block) in blockings {
+            measuring.threads = threads;
+            measuring.block = block;
+            let many = measuring.evaluate(true).unwrap();
             let bits = |e: &Evaluation| {
                 e.values
                     .iter()
@@ -293,7 +400,14 @@ mod tests {
                     .map(|v| v.to_bits())
                     .collect::<Vec<_>>()
             };
-            assert_eq!(bits(&one), bits(&many), "{threads} parts");
+            assert_eq!(
+                bits(&one),
+                bits(&many),
+                "{threads} parts, blocks of {block:?}"
+            );
+            let summaries_only = measuring.evaluate(false).unwrap();
+            assert!(summaries_only.values.is_empty());
+            assert_eq!(bits(&one)[one.values.len()..], bits(&summaries_only)[..]);
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use crate::error::Result;
-use crate::evaluate::Evaluation;
+use crate::evaluate::{Evaluation, Measuring};
 
 /// How a line's values print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +38,8 @@ pub struct Layout {
 
 const CHUNK: usize = 1 << 20;
 
-/// Writes the evaluation's text to `sink` in chunks of about a megabyte.
+/// Writes the evaluation's text to `sink` in chunks of about a megabyte (per-query lines
+/// from the values it kept).
 pub fn write_trec(
     ev: &Evaluation,
     lines: &[LineFormat],
@@ -48,43 +49,81 @@ pub fn write_trec(
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
     if layout.per_query {
         for q in 0..ev.qids.len() {
-            if !(ev.in_run[q] || layout.absent_queries) {
-                continue;
+            if ev.in_run[q] || layout.absent_queries {
+                let row = &ev.values[q * ev.width..(q + 1) * ev.width];
+                push_query(&mut buf, lines, ev.qids.get(q), row, &ev.tag);
             }
-            for (l, line) in lines.iter().enumerate() {
-                if line.per_query {
-                    push_line(
+            flush_full(&mut buf, sink)?;
+        }
+    }
+    finish(&mut buf, ev, lines, layout, sink)
+}
+
+/// The same text, the per-query lines measured again block by block as they are written, so
+/// that no evaluation holds every query's values (`ev` holds the summaries).
+pub fn write_trec_streamed(
+    ev: &Evaluation,
+    measuring: &Measuring,
+    lines: &[LineFormat],
+    layout: Layout,
+    sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
+    if layout.per_query {
+        let width = measuring.width();
+        measuring.for_each_block(&mut |queries, rows| {
+            for (i, &q) in queries.iter().enumerate() {
+                if measuring.in_run(q) || layout.absent_queries {
+                    push_query(
                         &mut buf,
-                        &line.name,
-                        ev.qids.get(q),
-                        line.kind,
-                        ev.value(q, l),
+                        lines,
+                        measuring.qid(q),
+                        &rows[i * width..(i + 1) * width],
                         &ev.tag,
                     );
                 }
+                flush_full(&mut buf, sink)?;
             }
-            if buf.len() >= CHUNK {
-                sink(&buf)?;
-                buf.clear();
-            }
-        }
+            Ok(())
+        })?;
     }
+    finish(&mut buf, ev, lines, layout, sink)
+}
+
+fn flush_full(buf: &mut Vec<u8>, sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    if buf.len() >= CHUNK {
+        sink(buf)?;
+        buf.clear();
+    }
+    Ok(())
+}
+
+/// The `all` lines (unless -n), then whatever is left in `buf`.
+fn finish(
+    buf: &mut Vec<u8>,
+    ev: &Evaluation,
+    lines: &[LineFormat],
+    layout: Layout,
+    sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
     if layout.summary {
         for (l, line) in lines.iter().enumerate() {
-            push_line(
-                &mut buf,
-                &line.name,
-                b"all",
-                line.kind,
-                ev.summaries[l],
-                &ev.tag,
-            );
+            push_line(buf, &line.name, b"all", line.kind, ev.summaries[l], &ev.tag);
         }
     }
     if !buf.is_empty() {
-        sink(&buf)?;
+        sink(buf)?;
     }
     Ok(())
+}
+
+/// One query's lines, in registry order.
+fn push_query(buf: &mut Vec<u8>, lines: &[LineFormat], qid: &[u8], row: &[f64], tag: &[u8]) {
+    for (line, &value) in lines.iter().zip(row) {
+        if line.per_query {
+            push_line(buf, &line.name, qid, line.kind, value, tag);
+        }
+    }
 }
 
 fn push_line(buf: &mut Vec<u8>, name: &[u8], qid: &[u8], kind: Kind, value: f64, tag: &[u8]) {
