@@ -123,10 +123,12 @@ pub struct Qrels {
     /// Per judgment: 1-based line in the file (0 for judgments not from a file).
     pub lines: Vec<u64>,
     pub fractional: bool,
-    /// Per query, its judgment indices by hash of (query, docno) (empty for a query of at most
-    /// `qrels::SCANNED` judgments, which are scanned); valid while `offsets` and `docnos` are
-    /// unchanged.
-    index: Vec<HashTable<u32>>,
+    /// Judgment indices by hash of (query, docno), one table per query of more than
+    /// `qrels::SCANNED` judgments (a smaller one's are scanned); valid while `offsets` and
+    /// `docnos` are unchanged.
+    tables: Vec<HashTable<u32>>,
+    /// Per query: its table in `tables`, or `qrels::NO_TABLE`.
+    table_of: Vec<u32>,
 }
 
 const SEED: u64 = 0x7265_6164_6572_2121;
@@ -219,7 +221,7 @@ impl Qrels {
             return (lo..hi).find(|&i| self.docnos.get(i) == docno);
         }
         let hash = hash_judgment(query as u32, docno);
-        self.index[query]
+        self.tables[self.table_of[query] as usize]
             .find(hash, |&i| self.docnos.get(i as usize) == docno)
             .map(|&i| i as usize)
     }

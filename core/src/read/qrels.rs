@@ -16,6 +16,9 @@ use crate::error::{Error, Result};
 /// A query with at most this many judgments has no hash table: its few docnos are scanned.
 pub(crate) const SCANNED: usize = 8;
 
+/// `table_of` of a query without a table.
+pub(crate) const NO_TABLE: u32 = u32::MAX;
+
 /// Judgments in file order, filled chunk by chunk.
 #[derive(Default)]
 pub(crate) struct QrelsBuilder {
@@ -235,11 +238,11 @@ pub(crate) fn assemble(
 
     // The index; a duplicate pair is reported at the earliest line that repeats a judgment.
     // One small table per query: a query's lookups stay within a few cache-resident kilobytes.
-    let mut index = Vec::with_capacity(nq);
+    let mut tables = Vec::new();
+    let mut table_of = vec![NO_TABLE; nq];
     let mut duplicate: Option<(usize, usize)> = None; // (earlier, later) judgment
     for r in 0..nq {
         let (lo, hi) = (offsets[r], offsets[r + 1]);
-        let mut table = HashTable::new();
         if hi - lo <= SCANNED {
             // a few judgments: Qrels::judgment scans them; only duplicates are looked for here
             for j in lo..hi {
@@ -249,9 +252,9 @@ pub(crate) fn assemble(
                     }
                 }
             }
-            index.push(table);
             continue;
         }
+        let mut table = HashTable::new();
         table.reserve(hi - lo, |&i: &u32| {
             hash_judgment(r as u32, docnos.get(i as usize))
         });
@@ -275,7 +278,8 @@ pub(crate) fn assemble(
                 }
             }
         }
-        index.push(table);
+        table_of[r] = tables.len() as u32;
+        tables.push(table);
     }
     if let Some((first, second)) = duplicate {
         let qid = show(qids.get(offsets.partition_point(|&o| o <= first) - 1));
@@ -304,6 +308,7 @@ pub(crate) fn assemble(
         grades,
         lines,
         fractional,
-        index,
+        tables,
+        table_of,
     })
 }
