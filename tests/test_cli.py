@@ -63,6 +63,20 @@ def test_api_matches_cli_text():
     assert f"{res.aggregate['ndcg_cut_10']:6.4f}".encode() in cli.stdout
 
 
+@pytest.mark.parametrize("options", [{}, {"complete": True}, {"judged_only": True, "max_docs": 3}])
+def test_summaries_only_results_write_the_same_text(options):
+    """keep_values=False (what the command line uses) measures the per-query lines again as it
+    writes them: the same bytes and the same `all` values as a result that kept its values."""
+    ev = Evaluator(EXAMPLE[0], measures=["gain", "ndcg_p", "err_cut.1,5"], **options)
+    kept, streamed = ev.evaluate(EXAMPLE[1]), ev.evaluate(EXAMPLE[1], keep_values=False)
+    assert streamed.aggregate == kept.aggregate
+    for per_query in (False, True):
+        assert streamed.to_trec(per_query=per_query) == kept.to_trec(per_query=per_query)
+    assert kept.to_trec(per_query=True).count("\n") > 3 * len(kept.aggregate)
+    with pytest.raises(ValueError, match="keep_values=True"):
+        streamed.per_query  # noqa: B018
+
+
 def test_api_accepts_open_files_and_dicts():
     with open(EXAMPLE[0], "rb") as q, open(EXAMPLE[1]) as r:
         from_files = Evaluator(q, measures=["ndcg"]).evaluate(r).per_query
