@@ -143,7 +143,7 @@ fn parse_grade(tok: &[u8], fractional: bool) -> std::result::Result<f64, String>
 /// builds the (query, docno) index, and refuses a document judged twice for one query.
 pub(crate) fn assemble(
     name: &str,
-    b: QrelsBuilder,
+    mut b: QrelsBuilder,
     fractional: bool,
     from_file: bool,
 ) -> Result<Qrels> {
@@ -206,31 +206,46 @@ pub(crate) fn assemble(
         }
         (docnos, grades, lines)
     } else {
-        // A counting sort: the file is read in order and each judgment written at its query's
-        // cursor (as many sequential streams as queries, rather than random reads).
-        let mut query_bytes = vec![0usize; nq + 1];
-        for (j, &q) in b.query.iter().enumerate() {
-            query_bytes[rank[q as usize] as usize + 1] += b.docnos.get(j).len();
-        }
-        for r in 0..nq {
-            query_bytes[r + 1] += query_bytes[r];
-        }
-        let mut byte_at = query_bytes;
+        // A counting sort: each judgment's row, then one column at a time, each builder
+        // column dropped as soon as it is copied (a lower peak than copying all at once).
         let mut row_at = offsets.clone();
-        let mut bytes = vec![0u8; b.docnos.byte_len()];
-        let mut ends = vec![0u64; n];
-        let mut grades = vec![0.0; n];
+        let dest: Vec<u32> = b
+            .query
+            .iter()
+            .map(|&q| {
+                let r = rank[q as usize] as usize;
+                row_at[r] += 1;
+                (row_at[r] - 1) as u32
+            })
+            .collect();
+        drop(row_at);
+        let permute = |column: Vec<f64>| {
+            let mut out = vec![0.0; n];
+            for (j, &row) in dest.iter().enumerate() {
+                out[row as usize] = column[j];
+            }
+            out
+        };
+        let grades = permute(std::mem::take(&mut b.grades));
         let mut lines = vec![0u64; n];
-        for (j, &q) in b.query.iter().enumerate() {
-            let r = rank[q as usize] as usize;
-            let (row, at) = (row_at[r], byte_at[r]);
+        for (j, &row) in dest.iter().enumerate() {
+            lines[row as usize] = b.lines[j];
+        }
+        drop(std::mem::take(&mut b.lines));
+        let mut ends = vec![0u64; n];
+        for (j, &row) in dest.iter().enumerate() {
+            ends[row as usize] = b.docnos.get(j).len() as u64;
+        }
+        let mut total = 0;
+        for end in ends.iter_mut() {
+            total += *end;
+            *end = total;
+        }
+        let mut bytes = vec![0u8; total as usize];
+        for (j, &row) in dest.iter().enumerate() {
             let docno = b.docnos.get(j);
-            bytes[at..at + docno.len()].copy_from_slice(docno);
-            byte_at[r] = at + docno.len();
-            row_at[r] = row + 1;
-            ends[row] = (at + docno.len()) as u64;
-            grades[row] = b.grades[j];
-            lines[row] = b.lines[j];
+            let end = ends[row as usize] as usize;
+            bytes[end - docno.len()..end].copy_from_slice(docno);
         }
         (Arena::from_parts(bytes, ends), grades, lines)
     };
