@@ -143,6 +143,23 @@ pub(crate) fn hash_judgment(query: u32, docno: &[u8]) -> u64 {
     FixedState::with_seed(SEED ^ 0x5bd1_e995).hash_one((query, docno))
 }
 
+/// How much more room the columns of a file need (rows, docno bytes), guessed from its size
+/// and from what its first chunk of `chunk_bytes` held; None when that chunk was the file.
+pub(crate) fn room_needed(
+    rows_now: usize,
+    docno_bytes: usize,
+    size: u64,
+    chunk_bytes: usize,
+) -> Option<(usize, usize)> {
+    if rows_now == 0 || chunk_bytes == 0 || size <= chunk_bytes as u64 {
+        return None;
+    }
+    let scale = size as f64 / chunk_bytes as f64 * 1.02;
+    let rows = ((rows_now as f64 * scale) as usize + 1024).saturating_sub(rows_now);
+    let bytes = ((docno_bytes as f64 * scale) as usize + 16 * 1024).saturating_sub(docno_bytes);
+    Some((rows, bytes))
+}
+
 pub(crate) fn malformed(kind: &str, found: usize, name: &str, line: u64) -> Error {
     let (want, form) = if kind == "qrels" {
         ("exactly 4", "qid iter docno grade")

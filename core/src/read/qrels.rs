@@ -9,7 +9,9 @@ use super::run::Interner;
 use super::scan::split_line;
 use super::source::Chunk;
 use super::text::show;
-use super::{hash_judgment, line_fault, malformed, too_long_id, Limits, Qrels, MAX_ID_BYTES};
+use super::{
+    hash_judgment, line_fault, malformed, room_needed, too_long_id, Limits, Qrels, MAX_ID_BYTES,
+};
 use crate::arena::Arena;
 use crate::error::{Error, Result};
 
@@ -33,13 +35,10 @@ pub(crate) struct QrelsBuilder {
 impl QrelsBuilder {
     fn reserve(&mut self, size: u64, chunk_bytes: usize, docno_bytes: usize) {
         self.reserved = true;
-        let rows_now = self.grades.len();
-        if rows_now == 0 || chunk_bytes == 0 || size <= chunk_bytes as u64 {
+        let Some((rows, bytes)) = room_needed(self.grades.len(), docno_bytes, size, chunk_bytes)
+        else {
             return;
-        }
-        let scale = size as f64 / chunk_bytes as f64 * 1.02;
-        let rows = ((rows_now as f64 * scale) as usize + 1024).saturating_sub(rows_now);
-        let bytes = ((docno_bytes as f64 * scale) as usize + 16 * 1024).saturating_sub(docno_bytes);
+        };
         self.query.reserve(rows);
         self.grades.reserve(rows);
         self.lines.reserve(rows);

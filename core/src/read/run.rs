@@ -7,7 +7,7 @@ use super::number::{parse_decimal, Decimal};
 use super::scan::split_line;
 use super::source::Chunk;
 use super::text::show;
-use super::{hash_id, line_fault, malformed, too_long_id, Limits, Run, MAX_ID_BYTES};
+use super::{hash_id, line_fault, malformed, room_needed, too_long_id, Limits, Run, MAX_ID_BYTES};
 use crate::arena::Arena;
 use crate::error::{Error, Result};
 
@@ -67,13 +67,10 @@ impl RunBuilder {
     /// Reserves the columns for the whole file, guessed from its size and its first chunk.
     fn reserve(&mut self, size: u64, chunk_bytes: usize, docno_bytes: usize) {
         self.reserved = true;
-        let lines = self.scores.len();
-        if lines == 0 || chunk_bytes == 0 || size <= chunk_bytes as u64 {
+        let Some((rows, bytes)) = room_needed(self.scores.len(), docno_bytes, size, chunk_bytes)
+        else {
             return;
-        }
-        let scale = size as f64 / chunk_bytes as f64 * 1.02;
-        let rows = ((lines as f64 * scale) as usize + 1024).saturating_sub(lines);
-        let bytes = ((docno_bytes as f64 * scale) as usize + 16 * 1024).saturating_sub(docno_bytes);
+        };
         self.query.reserve(rows);
         self.scores.reserve(rows);
         self.lines.reserve(rows);
