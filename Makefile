@@ -5,6 +5,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 BUILT := $(VENV)/.core-built
+PYC := $(VENV)/.bytecode
+PY_SOURCES := $(wildcard trecgain/*.py)
 CORE_SOURCES := $(shell find src core/src -name '*.rs') Cargo.toml core/Cargo.toml
 
 .PHONY: example test rust-test python-test bench clean
@@ -17,11 +19,17 @@ $(STAMP): pyproject.toml
 	touch $(STAMP) $(BUILT)
 
 # A change to the Rust sources rebuilds the extension in place (the test tools stay).
+# Bytecode is compiled as a wheel install compiles it (an editable install does not, and with
+# PYTHONDONTWRITEBYTECODE every start would compile the package again).
 $(BUILT): $(STAMP) $(CORE_SOURCES)
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(BUILT)
 
-example: $(BUILT)
+$(PYC): $(BUILT) $(PY_SOURCES)
+	$(PY) -m compileall -q trecgain
+	touch $(PYC)
+
+example: $(PYC)
 	$(VENV)/bin/trecgain -q -m ndcg_cut.5,10 -m ndcg testdata/example/qrels.txt testdata/example/run.txt
 
 test: rust-test python-test
@@ -30,11 +38,11 @@ rust-test: $(BUILT)
 	PYO3_PYTHON=$(abspath $(PY)) cargo clippy --workspace --all-targets --quiet -- -D warnings
 	cargo test --quiet -p trecgain-core
 
-python-test: $(BUILT)
+python-test: $(PYC)
 	$(PY) -m pytest -q
 
 # BENCH_ARGS, e.g. --trec-eval /path/to/trec_eval --quick (see bench/real.py --help)
-bench: $(BUILT)
+bench: $(PYC)
 	$(PY) bench/real.py $(BENCH_ARGS)
 
 clean:

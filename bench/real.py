@@ -669,6 +669,9 @@ def main(argv: list[str] | None = None) -> int:
         te_version, te_major = trec_eval_version(trec_eval)
     if os.sep in args.trecgain:
         args.trecgain = str(Path(args.trecgain).resolve())
+    if args.trecgain == str(DEFAULT_TRECGAIN):  # start-up as after a wheel install: bytecode compiled
+        subprocess.run([str(DEFAULT_TRECGAIN.parent / "python"), "-m", "compileall", "-q",
+                        str(PROJECT_ROOT / "trecgain")], check=True)
     trecgain = [args.trecgain]
     if args.compat == "9" or (args.compat == "auto" and te_major == 9):
         trecgain += ["--compat", "9"]

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-
-from click.testing import CliRunner
 
 from trecgain.cli import main
 
@@ -24,13 +23,17 @@ class Outcome:
 
 
 def run_cli(args: list[str], stdin: bytes = b"") -> Outcome:
-    """Call trecgain's main() with click's isolated stdin/stdout/stderr."""
-    runner = CliRunner()
-    with runner.isolation(input=stdin) as (out, err, _):
+    """Call trecgain's main() in-process, with its standard streams captured."""
+    streams = [io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape", write_through=True)
+               for data in (stdin, b"", b"")]
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = streams
+    try:
         rc = main(list(args))
-        sys.stdout.flush()
-        sys.stderr.flush()
-        return Outcome(rc, out.getvalue(), err.getvalue().decode("utf-8", "replace"))
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+    out, err = (s.buffer.getvalue() for s in streams[1:])
+    return Outcome(rc, out, err.decode("utf-8", "replace"))
 
 
 def run_process(args: list[str], stdin: bytes = b"") -> Outcome:

@@ -30,6 +30,40 @@ def test_options_after_files():
     assert run_cli([*EXAMPLE, "-q", "-m", "ndcg"]).stdout == run_cli(["-q", "-m", "ndcg", *EXAMPLE]).stdout
 
 
+@pytest.mark.parametrize("spelled, plain", [
+    (["--meas=ndcg", "--level=2"], ["-m", "ndcg", "-l", "2"]),  # unique prefixes, as getopt_long takes them
+    (["-qmndcg_cut.5"], ["-q", "-m", "ndcg_cut.5"]),  # a value ends a bundle of flags
+    (["--compat", "9", "--compat=10", "-mndcg"], ["-m", "ndcg"]),  # the last value wins
+    (["-m", "ndcg", "-m", "G"], ["-mndcg", "-mG"]),
+])
+def test_more_option_spellings(spelled, plain):
+    a, b = run_cli([*spelled, *EXAMPLE]), run_cli([*plain, *EXAMPLE])
+    assert a.rc == 0 and a.stdout == b.stdout and a.stdout
+
+
+def test_double_dash_ends_the_options(tmp_path):
+    run = tmp_path / "-run"
+    run.write_bytes(open(EXAMPLE[1], "rb").read())
+    out = run_cli(["-m", "ndcg", "--", EXAMPLE[0], str(run)])
+    assert out.rc == 0 and out.stdout == run_cli(["-m", "ndcg", *EXAMPLE]).stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-x", *EXAMPLE], "unknown option '-x'"),
+    (["--nonsense", *EXAMPLE], "unknown option '--nonsense'"),
+    (["--c", *EXAMPLE], "option '--c' is ambiguous: --complete_rel_info_wanted, --compat"),
+    ([*EXAMPLE, "-m"], "option '-m' needs a value"),
+    ([*EXAMPLE, "--measure"], "option '--measure' needs a value"),
+    (["--query_eval_wanted=yes", *EXAMPLE], "option '--query_eval_wanted' takes no value"),
+    (["--compat", "8", *EXAMPLE], "option --compat takes 10 or 9, not '8'"),
+    ([EXAMPLE[0]], "expected a qrels file and a run file, got 1 file name(s)"),
+])
+def test_usage_errors(args, message):
+    out = run_cli(args)
+    assert out.rc == 2 and out.stdout == b""
+    assert out.stderr.startswith(f"trecgain: {message} (") and out.stderr.count("\n") == 1
+
+
 def test_help_lists_every_measure():
     out = run_cli(["-h"])
     assert out.rc == 0

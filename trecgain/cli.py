@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import re
 import sys
-from contextlib import contextmanager
-from typing import Iterator
-
-import click
 
 from . import __version__
 from .errors import TrecgainError
@@ -63,31 +58,101 @@ def _help_text() -> str:
     return "\n".join(lines) + "\n"
 
 
-@click.command(context_settings={"help_option_names": [], "ignore_unknown_options": False})
-@click.option("-h", "--help", "show_help", is_flag=True)
-@click.option("-v", "--version", "show_version", is_flag=True)
-@click.option("-q", "--query_eval_wanted", "per_query", is_flag=True)
-@click.option("-m", "--measure", "measures", multiple=True)
-@click.option("-c", "--complete_rel_info_wanted", "complete", is_flag=True)
-@click.option("-l", "--level_for_rel", "level")
-@click.option("-n", "--nosummary", is_flag=True)
-@click.option("-D", "--Debug_level", "debug")
-@click.option("-J", "--Judged_docs_only", "judged_only", is_flag=True)
-@click.option("-N", "--Number_docs_in_coll", "num_docs")
-@click.option("-M", "--Max_retrieved_per_topic", "max_docs")
-@click.option("-R", "--Rel_info_format", "rel_format")
-@click.option("-T", "--Results_format", "results_format")
-@click.option("-o", "--Output_old_results_format", "old_format", is_flag=True)
-@click.option("-Z", "--Zscore", "zscore")
-@click.option("--compat", type=click.Choice(["10", "9"]), default="10")
-@click.option("-j", "--jobs", "jobs")
-@click.option("--global-gains", "global_gains")
-@click.option("--discount", default="log:2")
-@click.option("--exact-ideal", "exact_ideal", is_flag=True)
-@click.option("--fractional-grades", "fractional_grades", is_flag=True)
-@click.option("--err-max-grade", "err_max_grade")
-@click.argument("files", nargs=-1)
-def command(show_help: bool, show_version: bool, per_query: bool, measures: tuple[str, ...], complete: bool,
+class UsageError(Exception):
+    """A command line that does not parse (status 2, with the usage line)."""
+
+
+#: trec_eval's options, as getopt_long reads them: (short, long, key, takes), where takes is
+#: "flag", "value" (the last one given wins) or "values" (every one given, in order).
+OPTIONS = (
+    ("h", "help", "show_help", "flag"),
+    ("v", "version", "show_version", "flag"),
+    ("q", "query_eval_wanted", "per_query", "flag"),
+    ("m", "measure", "measures", "values"),
+    ("c", "complete_rel_info_wanted", "complete", "flag"),
+    ("l", "level_for_rel", "level", "value"),
+    ("n", "nosummary", "nosummary", "flag"),
+    ("D", "Debug_level", "debug", "value"),
+    ("J", "Judged_docs_only", "judged_only", "flag"),
+    ("N", "Number_docs_in_coll", "num_docs", "value"),
+    ("M", "Max_retrieved_per_topic", "max_docs", "value"),
+    ("R", "Rel_info_format", "rel_format", "value"),
+    ("T", "Results_format", "results_format", "value"),
+    ("o", "Output_old_results_format", "old_format", "flag"),
+    ("Z", "Zscore", "zscore", "value"),
+    (None, "compat", "compat", "value"),
+    ("j", "jobs", "jobs", "value"),
+    (None, "global-gains", "global_gains", "value"),
+    (None, "discount", "discount", "value"),
+    (None, "exact-ideal", "exact_ideal", "flag"),
+    (None, "fractional-grades", "fractional_grades", "flag"),
+    (None, "err-max-grade", "err_max_grade", "value"),
+)
+_SHORT = {o[0]: o for o in OPTIONS if o[0]}
+_DEFAULTS = {"compat": "10", "discount": "log:2"}
+
+
+def parse_args(args: list[str]) -> tuple[dict, tuple[str, ...]]:
+    """Options by key, and the file names, as GNU getopt_long reads them: bundled short
+    flags (-qc), attached values (-l2, -mndcg, --compat=9), unique prefixes of long names,
+    options after file names, and `--` before file names that start with a dash."""
+    values: dict = {key: ([] if takes == "values" else False if takes == "flag" else _DEFAULTS.get(key))
+                    for _, _, key, takes in OPTIONS}
+    files: list[str] = []
+    i = 0
+    while i < len(args):
+        arg, i = args[i], i + 1
+        if arg == "--":
+            files.extend(args[i:])
+            break
+        if arg.startswith("--"):
+            name, eq, attached = arg[2:].partition("=")
+            option = _long_option(name)
+            i = _take(values, option, f"--{option[1]}", attached if eq else None, args, i)
+        elif arg.startswith("-") and arg != "-":
+            for k, letter in enumerate(arg[1:], 1):
+                option = _SHORT.get(letter)
+                if option is None:
+                    raise UsageError(f"unknown option '-{letter}'")
+                if option[3] != "flag":
+                    i = _take(values, option, f"-{letter}", arg[k + 1:] or None, args, i)
+                    break
+                values[option[2]] = True
+        else:
+            files.append(arg)
+    return values, tuple(files)
+
+
+def _long_option(name: str) -> tuple:
+    exact = [o for o in OPTIONS if o[1] == name]
+    matches = exact or [o for o in OPTIONS if o[1].startswith(name)] if name else []
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise UsageError(f"unknown option '--{name}'")
+    raise UsageError(f"option '--{name}' is ambiguous: {', '.join('--' + o[1] for o in matches)}")
+
+
+def _take(values: dict, option: tuple, spelled: str, attached: str | None, args: list[str], i: int) -> int:
+    """Store one option's value (attached, or the next argument); the index after it."""
+    _, _, key, takes = option
+    if takes == "flag":
+        if attached is not None:
+            raise UsageError(f"option '{spelled}' takes no value")
+        values[key] = True
+        return i
+    if attached is None:
+        if i >= len(args):
+            raise UsageError(f"option '{spelled}' needs a value")
+        attached, i = args[i], i + 1
+    if takes == "values":
+        values[key].append(attached)
+    else:
+        values[key] = attached
+    return i
+
+
+def command(show_help: bool, show_version: bool, per_query: bool, measures: list[str], complete: bool,
             level: str | None, nosummary: bool, debug: str | None, judged_only: bool, num_docs: str | None,
             max_docs: str | None, rel_format: str | None, results_format: str | None, old_format: bool,
             zscore: str | None, compat: str, jobs: str | None, global_gains: str | None, discount: str,
@@ -107,36 +172,37 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: tupl
         if value is not None and value != allowed:
             raise TrecgainError(f"option {option}: only the '{allowed}' format is supported, not '{value}'")
     _integer(num_docs, "-N", 0)
+    if compat not in ("10", "9"):
+        raise UsageError(f"option --compat takes 10 or 9, not '{compat}'")
     if len(files) < 2:
-        raise click.UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
+        raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
     if files[1:].count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one run only")
     from .evaluate import Evaluator
 
-    with _interruptible():
-        runs: list = list(files[1:])
-        if len(runs) == 1 and runs[0] != "-":
-            runs[0] = _ReadAhead(runs[0])  # the run is read while the qrels are
-        try:
-            evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
-                                  relevance_level=_integer(level, "-l") if level is not None else 1,
-                                  judged_only=judged_only, complete=complete,
-                                  max_docs=_integer(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
-                                  discount=discount, exact_ideal=exact_ideal, fractional_grades=fractional_grades,
-                                  err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4)
-        finally:
-            if isinstance(runs[0], _ReadAhead):
-                runs[0].join()  # a thread still in the core must not meet the interpreter's exit
+    runs: list = list(files[1:])
+    if len(runs) == 1 and runs[0] != "-":
+        runs[0] = _ReadAhead(runs[0])  # the run is read while the qrels are
+    try:
+        evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
+                              relevance_level=_integer(level, "-l") if level is not None else 1,
+                              judged_only=judged_only, complete=complete,
+                              max_docs=_integer(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
+                              discount=discount, exact_ideal=exact_ideal, fractional_grades=fractional_grades,
+                              err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4)
+    finally:
         if isinstance(runs[0], _ReadAhead):
-            runs[0] = runs[0].result()  # only now: an error in the qrels is reported first
-        outputs = _evaluate_runs(evaluator, tuple(runs), _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
-        for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
-            sys.stderr.write(f"trecgain: warning: {warning}\n")
-        for output, _ in outputs:  # printed only once every run has been evaluated
-            if isinstance(output, bytes):
-                _write(output)
-            else:
-                output.write_trec(_write, per_query, not nosummary)
+            runs[0].join()  # a thread still in the core must not meet the interpreter's exit
+    if isinstance(runs[0], _ReadAhead):
+        runs[0] = runs[0].result()  # only now: an error in the qrels is reported first
+    outputs = _evaluate_runs(evaluator, tuple(runs), _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
+    for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
+        sys.stderr.write(f"trecgain: warning: {warning}\n")
+    for output, _ in outputs:  # printed only once every run has been evaluated
+        if isinstance(output, bytes):
+            _write(output)
+        else:
+            output.write_trec(_write, per_query, not nosummary)
 
 
 class _ReadAhead:
@@ -169,15 +235,6 @@ class _ReadAhead:
         return run
 
 
-@contextmanager
-def _interruptible() -> Iterator[None]:
-    """Ctrl-C as _Interrupted: click would print an extra empty line for a KeyboardInterrupt."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        raise _Interrupted() from None
-
-
 def _write(data: bytes) -> None:
     """Write to standard output; a full disk or a closed stdout is an error, a closed pipe is not."""
     if sys.stdout is None:
@@ -187,7 +244,7 @@ def _write(data: bytes) -> None:
         out.write(data)
         out.flush()
     except BrokenPipeError:
-        raise _ClosedPipe() from None  # not an OSError: click would turn EPIPE into status 1
+        raise
     except OSError as err:
         _quiet_stdout()
         raise TrecgainError(f"cannot write the results: {err.strerror or err}") from None
@@ -237,30 +294,23 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["gdeval"]:
         return _gdeval(args[1:])
     try:
-        command.main(args=args, prog_name="trecgain", standalone_mode=False)
+        options, files = parse_args(args)
+        command(**options, files=files)
     except TrecgainError as err:
         return _fail(str(err), 1)
-    except click.ClickException as err:
-        return _fail(f"{err.format_message()} ({USAGE.split(': ', 1)[1]}; -h for help)", 2)
-    except (click.exceptions.Abort, _Interrupted, KeyboardInterrupt):
+    except UsageError as err:
+        return _fail(f"{err} ({USAGE.split(': ', 1)[1]}; -h for help)", 2)
+    except KeyboardInterrupt:
         return _fail("interrupted", 130)
-    except (_ClosedPipe, BrokenPipeError):
+    except BrokenPipeError:  # standard output's reader went away (`| head -1`): status 0
         _quiet_stdout()
         return 0
     return 0
 
 
-class _ClosedPipe(Exception):
-    """Standard output's reader went away (`| head -1`): stop quietly, status 0."""
-
-
-class _Interrupted(Exception):
-    """Ctrl-C inside the command (click would print an extra empty line for KeyboardInterrupt)."""
-
-
 def _gdeval(args: list[str]) -> int:
     """`trecgain gdeval QRELS RUN K`: gdeval.pl's output (a file named gdeval needs ./gdeval)."""
-    if len(args) != 3 or not re.fullmatch(r"[1-9][0-9]*", args[2]):
+    if len(args) != 3 or not (args[2].isascii() and args[2].isdigit() and args[2][0] != "0"):
         return _fail("usage: trecgain gdeval QRELS RUN K (K a positive whole number)", 2)
     from . import gdeval
 
@@ -268,15 +318,18 @@ def _gdeval(args: list[str]) -> int:
         _write(gdeval.evaluate(args[0], args[1], int(args[2])).to_bytes())
     except TrecgainError as err:
         return _fail(str(err), 1)
-    except (_ClosedPipe, BrokenPipeError):
+    except BrokenPipeError:  # standard output's reader went away (`| head -1`): status 0
         _quiet_stdout()
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
     return 0
 
 
+_ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}
+
+
 def _fail(message: str, status: int) -> int:
-    message = re.sub(r"[\x00-\x1f\x7f]", lambda m: repr(m.group())[1:-1], message)  # one line, always
+    message = message.translate(_ESCAPES)  # one line, always
     sys.stderr.write(f"trecgain: {message}\n")
     sys.stderr.flush()
     return status

@@ -5,19 +5,16 @@ The divisors themselves are computed in the core (core/src/options.rs, `Discount
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-
 from .errors import TrecgainError
+from .record import Record
 
 _NAMED_BASES = ("2", "e", "10")
 
 
-@dataclass(frozen=True)
-class Discount:
+class Discount(Record):
     """`log:B` (1/log_B(rank + 1)) or `jk:B` (1 before rank B, then 1/log_B(rank))."""
 
-    kind: str  # "log" | "jk"
-    base: str  # "2", "e", "10" or a number
+    __slots__ = ("kind", "base")  # "log" | "jk"; "2", "e", "10" or a number
 
     @property
     def text(self) -> str:

@@ -6,39 +6,38 @@ summary; `Result` is a view of what it returned (no numpy needed)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Iterable
-
 from . import _core
 from .discounts import parse_discount
 from .errors import TrecgainError
 from .gains import parse_global_gains
 from .measures import Request, parse_requests
-from .read import Source, read_qrels, read_run
+from .read import read_qrels, read_run
+from .record import Record
+
+TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
+if TYPE_CHECKING:
+    from typing import Any, Iterable
+
+    from .read import Source
 
 COMPAT_MODES = ("10", "9")
 MAX_EXP_GRADE = 1023
 
 
-@dataclass
-class Line:
-    """One output line family: a name, per-query values and the `all` value."""
+class Line(Record):
+    """One output line family: a name, its kind (float | count | tag), whether it is printed
+    per query, the per-query values and the `all` value."""
 
-    name: str
-    kind: str  # float | count | tag
-    per_query: bool
-    values: list[float] | list[int]
-    summary: float | int | bytes
+    __slots__ = ("name", "kind", "per_query", "values", "summary")
 
 
-@dataclass
-class Result:
-    """What an evaluation produced, in trec_eval's order."""
+class Result(Record):
+    """What an evaluation produced, in trec_eval's order: the core's Evaluation, the requests,
+    whether queries the run lacks get per-query lines (trec_eval 10 with -c), and warnings for
+    the caller to show (the library never prints)."""
 
-    evaluation: Any  # trecgain._core.Evaluation
-    requests: list[Request]
-    absent_queries: bool  # per-query lines for queries the run lacks (trec_eval 10 with -c)
-    warnings: list[str] = field(default_factory=list)  # for the caller to show (the library never prints)
+    __slots__ = ("evaluation", "requests", "absent_queries", "warnings")
+    DEFAULTS = {"warnings": []}
 
     @property
     def qid_bytes(self) -> list[bytes]:

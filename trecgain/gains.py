@@ -8,27 +8,24 @@ ranking trec_eval builds from them are computed in the core (core/src/measures/g
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-
 from .errors import TrecgainError
+from .record import Record
 
 
-@dataclass(frozen=True)
-class GainPair:
-    level: int | None  # None: a name that is not an integer (ignored in compat 10)
-    gain: float
+class GainPair(Record):
+    """One `level=gain`; level None: a name that is not an integer (ignored in compat 10)."""
+
+    __slots__ = ("level", "gain")
 
 
-@dataclass(frozen=True)
-class GainSpec:
-    """Gains per relevance level: `level=gain,...` pairs over a scheme for levels not named.
+class GainSpec(Record):
+    """Gains per relevance level: `level=gain,...` pairs (a tuple of GainPair) over a scheme for
+    levels not named.  Schemes: linear (gain = grade, trec_eval's), exp (2^grade - 1), binary
+    (1 if grade >= -l).  exact_ideal: sort the table by true gain, not trec_eval's truncated
+    comparison."""
 
-    Schemes: linear (gain = grade, trec_eval's), exp (2^grade - 1), binary (1 if grade >= -l)."""
-
-    text: str
-    pairs: tuple[GainPair, ...]
-    scheme: str = "linear"
-    exact_ideal: bool = False  # sort the table by true gain, not trec_eval's truncated comparison
+    __slots__ = ("text", "pairs", "scheme", "exact_ideal")
+    DEFAULTS = {"scheme": "linear", "exact_ideal": False}
 
     def to_core(self) -> tuple:
         """The tuple trecgain._core reads."""

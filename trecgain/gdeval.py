@@ -45,7 +45,11 @@ from itertools import groupby
 from operator import itemgetter
 
 from .errors import TrecgainError
-from .read import Source, _open
+from .read import _open
+
+TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
+if TYPE_CHECKING:
+    from .read import Source
 
 MAX_GRADE = 4  # gdeval.pl's $MAX_JUDGMENT
 GRADE_LIMIT = 1023  # 2.0 ** grade stays finite

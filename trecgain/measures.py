@@ -9,12 +9,14 @@ there and one record here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable
-
 from . import names as names_module
 from .errors import TrecgainError
 from .gains import GainSpec, parse_gain_spec
+from .record import Record
+
+TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
+if TYPE_CHECKING:
+    from typing import Any
 
 
 # ---------------------------------------------------------------- parameters
@@ -49,20 +51,22 @@ def _no_params(text: str, compat: str) -> None:
 # ---------------------------------------------------------------- registry
 
 
-@dataclass(frozen=True)
-class Measure:
-    """One registry record: name, parameters, computation, and how its lines are named and summed."""
+class Measure(Record):
+    """One registry record: name, help, how parameters are parsed (`parse(text, compat)`) and
+    their `default`, how its lines are named and summed:
 
-    name: str
-    help: str
-    parse: Callable[[str, str], Any] = _no_params
-    default: Any = None
-    naming: str = "plain"  # plain | params (name_PARAMS) | cutoffs (name_K per cutoff)
-    value: str = "float"  # float | count | tag
-    summary: str = "mean"  # mean | sum | sum_judged_relevant (sum; -c: qrels grades > 0) | count | tag
-    per_query: bool = True
-    in_trec_eval_9: bool = True  # dcg and ideal_dcg are new in trec_eval 10
-    in_trec_eval: bool = True  # False: trecgain's own measure, outside the `gain` nickname
+    - naming: plain | params (name_PARAMS) | cutoffs (name_K per cutoff)
+    - value: float | count | tag
+    - summary: mean | sum | sum_judged_relevant (sum; -c: qrels grades > 0) | count | tag
+    - per_query: printed per query with -q
+    - in_trec_eval_9: False for dcg and ideal_dcg, new in trec_eval 10
+    - in_trec_eval: False for trecgain's own measures, outside the `gain` nickname
+    """
+
+    __slots__ = ("name", "help", "parse", "default", "naming", "value", "summary", "per_query",
+                 "in_trec_eval_9", "in_trec_eval")
+    DEFAULTS = {"parse": _no_params, "default": None, "naming": "plain", "value": "float", "summary": "mean",
+                "per_query": True, "in_trec_eval_9": True, "in_trec_eval": True}
 
     def line_names(self, params: Any, text: str | None) -> list[str]:
         if self.naming == "cutoffs":
@@ -120,17 +124,13 @@ OTHER_TREC_EVAL = {"map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_re
                    "rbp_resid", "unj", "yaap", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"}
 
 
-@dataclass
-class Request:
-    """One measure to compute, with its parsed parameters and the text they came from."""
+class Request(Record):
+    """One measure to compute, with its parsed parameters and the text they came from (None:
+    the defaults), its line names, and from ir_measures names: its own gains (a GainSpec),
+    whether it alone drops unjudged documents, and the line name the user wrote."""
 
-    measure: Measure
-    params: Any
-    text: str | None = None
-    lines: list[str] = field(default_factory=list)
-    gains: GainSpec | None = None  # this measure's own gains (ir_measures names)
-    judged_only: bool = False  # this measure alone drops unjudged documents (ir_measures names)
-    label: str | None = None  # the line name the user wrote (ir_measures names)
+    __slots__ = ("measure", "params", "text", "lines", "gains", "judged_only", "label")
+    DEFAULTS = {"text": None, "lines": [], "gains": None, "judged_only": False, "label": None}
 
     def to_core(self) -> tuple:
         """The tuple trecgain._core reads: kernel, cutoffs, gains, judged_only, summary."""

@@ -5,13 +5,11 @@ never evaluated as code."""
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass
-
 from .errors import TrecgainError
 from .gains import GainPair, GainSpec
+from .record import Record
 
-_FORM = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<cutoff>[0-9]+))?$")
+_FORM = r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<cutoff>[0-9]+))?$"
 
 # ir_measures name -> (trecgain measure with a cutoff, trecgain measure without one)
 MEASURES = {"nDCG": ("ndcg_cut", "ndcg"), "ndcg": ("ndcg_cut", "ndcg"), "ERR": ("err_cut", None),
@@ -19,15 +17,11 @@ MEASURES = {"nDCG": ("ndcg_cut", "ndcg"), "ndcg": ("ndcg_cut", "ndcg"), "ERR": (
 PARAMETERS = {"nDCG": {"dcg", "gains", "judged_only"}, "ERR": {"judged_only"}}
 
 
-@dataclass(frozen=True)
-class IrMeasure:
-    """One parsed name: the trecgain measure, its cutoff, and per-measure options."""
+class IrMeasure(Record):
+    """One parsed name: the trecgain measure, its cutoff (or None), and per-measure options
+    (its own GainSpec or None, judged_only)."""
 
-    text: str
-    measure: str
-    cutoff: int | None
-    gains: GainSpec | None
-    judged_only: bool
+    __slots__ = ("text", "measure", "cutoff", "gains", "judged_only")
 
 
 def looks_like_ir_measures(text: str) -> bool:
@@ -36,7 +30,9 @@ def looks_like_ir_measures(text: str) -> bool:
 
 def parse(text: str) -> IrMeasure:
     """Parse `Name(param=literal, ...)@cutoff`; unknown names or parameters list close matches."""
-    match = _FORM.fullmatch(text)
+    import re  # here, not at start-up: the command line seldom needs it
+
+    match = re.fullmatch(_FORM, text)
     if not match:
         raise TrecgainError(f"measure '{text}': expected Name(param=value, ...)@cutoff, e.g. nDCG@10")
     name, cutoff = match["name"], match["cutoff"]

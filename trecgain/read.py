@@ -8,12 +8,14 @@ import io
 import math
 import os
 import sys
-from typing import IO, Union
-
 from . import _core
 from .errors import TrecgainError
 
-Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str], dict]
+TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
+if TYPE_CHECKING:
+    from typing import IO, Union
+
+    Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str], dict]
 
 
 def describe(source: Source) -> str:
