@@ -199,7 +199,15 @@ impl PyRun {
 }
 
 type SpecTuple = (String, Vec<(Option<i64>, f64)>, String, bool);
-type RequestTuple = (String, Vec<usize>, Option<SpecTuple>, bool, String);
+type RequestTuple = (
+    String,
+    Vec<usize>,
+    Vec<f64>,
+    Option<SpecTuple>,
+    bool,
+    Option<f64>,
+    String,
+);
 
 fn gain_spec((text, pairs, scheme, exact_ideal): SpecTuple) -> PyResult<GainSpec> {
     let scheme = match scheme.as_str() {
@@ -224,20 +232,26 @@ fn gain_spec((text, pairs, scheme, exact_ideal): SpecTuple) -> PyResult<GainSpec
     })
 }
 
-fn request((kernel, cutoffs, gains, judged_only, summary): RequestTuple) -> PyResult<Request> {
+fn request(
+    (kernel, cutoffs, params, gains, judged_only, relevance_level, summary): RequestTuple,
+) -> PyResult<Request> {
     let summary = match summary.as_str() {
         "mean" => Summary::Mean,
         "sum" => Summary::Sum,
         "sum_judged_relevant" => Summary::SumJudgedRelevant,
         "count" => Summary::Count,
         "tag" => Summary::Tag,
+        "geometric_mean" => Summary::GeometricMean,
+        "none" => Summary::None,
         other => return Err(PyValueError::new_err(format!("unknown summary {other}"))),
     };
     Ok(Request {
         kernel,
         cutoffs,
+        params,
         gains: gains.map(gain_spec).transpose()?,
         judged_only,
+        relevance_level,
         summary,
     })
 }
@@ -274,6 +288,7 @@ fn options(
         global_gains,
         exact_ideal,
         err_max_grade,
+        num_docs,
     ): (
         f64,
         bool,
@@ -285,6 +300,7 @@ fn options(
         Option<SpecTuple>,
         bool,
         u32,
+        i64,
     ),
 ) -> PyResult<Options> {
     Ok(Options {
@@ -302,6 +318,7 @@ fn options(
         global_gains: global_gains.map(gain_spec).transpose()?,
         exact_ideal,
         err_max_grade,
+        num_docs,
     })
 }
 
@@ -337,6 +354,7 @@ fn kind(text: &str) -> PyResult<Kind> {
         "float" => Ok(Kind::Float),
         "count" => Ok(Kind::Count),
         "tag" => Ok(Kind::Tag),
+        "chars" => Ok(Kind::Chars),
         other => Err(PyValueError::new_err(format!("unknown value kind {other}"))),
     }
 }
@@ -395,11 +413,12 @@ impl PyEvaluation {
     }
 
     /// trec_eval's text, handed to `write(chunk)` about a megabyte at a time.
-    /// `lines`: (name, kind, per_query) of each output line.
+    /// `lines`: (name, kind, per_query, summary, slots) of each output line.
+    #[allow(clippy::type_complexity)]
     fn write_trec(
         &self,
         py: Python<'_>,
-        lines: Vec<(Vec<u8>, String, bool)>,
+        lines: Vec<(Vec<u8>, String, bool, bool, usize)>,
         per_query: bool,
         summary: bool,
         absent_queries: bool,
@@ -407,11 +426,13 @@ impl PyEvaluation {
     ) -> PyResult<()> {
         let formats = lines
             .into_iter()
-            .map(|(name, k, per_query)| {
+            .map(|(name, k, per_query, summary, slots)| {
                 Ok(LineFormat {
                     name,
                     kind: kind(&k)?,
                     per_query,
+                    summary,
+                    slots,
                 })
             })
             .collect::<PyResult<Vec<_>>>()?;

@@ -1,4 +1,5 @@
-"""The recorded trec_eval transcripts: every case of groups h and r, in both modes."""
+"""The recorded trec_eval transcripts: every case of every group (h, r, and f: all_trec and
+official), in both modes."""
 
 from __future__ import annotations
 
@@ -7,12 +8,25 @@ import pytest
 from conftest import CASES, case_invocation, load_case, run_cli, run_process
 
 CASE_IDS = sorted(p.name for p in CASES.iterdir() if p.is_dir())
-GAIN_CASES = [c for c in CASE_IDS if not c.startswith("f")]
-FULL_CASES = [c for c in CASE_IDS if c.startswith("f")]
 MODES = ["10", "9"]
 
 
-def check(outcome, expect: dict, case_id: str) -> None:
+#: Lines where trecgain prints trec_eval's documented behaviour instead of what the recording
+#: binary printed (README, "Where trecgain departs"): (case, mode) -> the measure's line name.
+#: rbp: trec_eval 10.0 scales gains by a min and max it never initialises (stack garbage that
+#: happened to be the count of relevant retrieved documents in that build); trecgain scales
+#: by the gain table's real min and max, as the code's comment says it means to.
+DEPARTURES = {("f0012", "10"): "rbp", ("f0021", "10"): "rbp"}
+
+
+def _without(text: str, name: str) -> tuple[list[str], list[str]]:
+    """The lines of `text` not of line family `name`, and the names of those that are."""
+    lines = text.splitlines()
+    kept = [line for line in lines if line.split("\t")[0].rstrip() != name]
+    return kept, [line.split("\t")[1] for line in lines if line.split("\t")[0].rstrip() == name]
+
+
+def check(outcome, expect: dict, case_id: str, mode: str = "") -> None:
     if expect.get("error"):
         assert outcome.rc != 0, f"{case_id}: expected an error, got exit 0"
         assert outcome.stdout == b"", f"{case_id}: an error must print nothing on stdout"
@@ -21,14 +35,20 @@ def check(outcome, expect: dict, case_id: str) -> None:
         assert "Traceback" not in outcome.stderr
     else:
         assert outcome.rc == expect["rc"], f"{case_id}: exit {outcome.rc}, stderr {outcome.stderr!r}"
-        assert outcome.stdout.decode("utf-8", "surrogateescape") == expect["stdout"]
+        text = outcome.stdout.decode("utf-8", "surrogateescape")
+        departing = DEPARTURES.get((case_id, mode))
+        if departing is None:
+            assert text == expect["stdout"]
+        else:  # every other line exact, and the departing lines for the same queries
+            assert _without(text, departing) == _without(expect["stdout"], departing)
+            assert _without(text, departing)[1], f"{case_id}: no {departing} line"
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("case_id", GAIN_CASES)
+@pytest.mark.parametrize("case_id", CASE_IDS)
 def test_case(case_id: str, mode: str) -> None:
     args, stdin = case_invocation(case_id, mode)
-    check(run_cli(args, stdin), load_case(case_id)["expect"][mode], case_id)
+    check(run_cli(args, stdin), load_case(case_id)["expect"][mode], case_id, mode)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -37,13 +57,3 @@ def test_case(case_id: str, mode: str) -> None:
 def test_case_as_process(case_id: str, mode: str) -> None:
     args, stdin = case_invocation(case_id, mode)
     check(run_process(args, stdin), load_case(case_id)["expect"][mode], case_id)
-
-
-@pytest.mark.parametrize("case_id", FULL_CASES)
-def test_full_measure_sets_are_refused_clearly(case_id: str) -> None:
-    """Group f asks for all_trec/official (map, P, bpref, ...), outside trecgain's gain measures:
-    those transcripts cannot be reproduced, so the test checks the clean refusal instead."""
-    args, stdin = case_invocation(case_id, "10")
-    outcome = run_cli(args, stdin)
-    assert outcome.rc != 0 and outcome.stdout == b""
-    assert "does not compute" in outcome.stderr

@@ -77,9 +77,17 @@ def test_missing_files(tmp_path):
 
 
 @pytest.mark.parametrize("args, what", [
-    (["-m", "map"], "'map' is not a gain measure"),
+    (["-m", "yaap"], "needs multi-judge qrels"),
+    (["-m", "qrels_jg"], "needs multi-judge qrels"),
+    (["-m", "all_prefs"], "needs preference files"),
+    (["-m", "utility.1,2"], "four coefficients"),
+    (["-m", "relstring.5000"], "relstring shows from 0 to 1000"),
+    (["-m", "iprec_at_recall.0.5,0.5"], "duplicate values"),
+    (["-m", "set_F.x"], "'x' in 'x' is not a number"),
+    (["-m", "R@ten"], "expected Name"),
     (["-m", "nDGC@10"], "did you mean nDCG"),
-    (["-m", "nDCG(cutoff=3)@10"], "unknown parameter 'cutoff'"),
+    (["-m", "nDCG(cutoff=3)@10"], "give the cutoff once"),
+    (["-m", "nDCG(rel=3)@10"], "unknown parameter 'rel'"),
     (["-m", "nDCG(dcg=open('x'))@10"], "not a literal"),
     (["-m", "nDCG(dcg='exp')@10"], "dcg must be"),
     (["--global-gains", "1=x"], "gain 'x'"),
@@ -87,7 +95,6 @@ def test_missing_files(tmp_path):
     (["--discount", "log:1"], "base"),
     (["--discount", "sqrt"], "expected log:B or jk:B"),
     (["-m", "ndgc"], "did you mean ndcg"),
-    (["-m", "all_trec"], "does not compute"),
     (["-m", "ndcg_cut.0,2"], "positive"),
     (["-m", "ndcg_cut.5,5"], "duplicate cutoffs"),
     (["-m", "ndcg_cut.x"], "not a whole number"),

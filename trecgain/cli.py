@@ -24,16 +24,16 @@ def _integer(value: str | None, option: str, minimum: int | None = None) -> int 
 
 
 def _help_text() -> str:
-    lines = [USAGE, "", "Evaluate a TREC run against qrels with trec_eval's gain-based measures,",
-             "printing exactly what trec_eval prints.", "", "Options:",
+    lines = [USAGE, "", "Evaluate a TREC run against qrels with trec_eval's measures, printing exactly",
+             "what trec_eval prints (-h -m MEASURE explains one measure).", "", "Options:",
              "  -q, --query_eval_wanted        also print each query's values",
-             "  -m, --measure NAME[.PARAMS]    measure to compute (repeatable; default: gain = all)",
+             "  -m, --measure NAME[.PARAMS]    measure to compute (repeatable; default: official)",
              "  -c, --complete_rel_info_wanted average over every qrels query (missing ones score 0)",
              "  -l, --level_for_rel L          grade >= L counts as relevant (default 1)",
              "  -n, --nosummary                no 'all' lines",
              "  -J, --Judged_docs_only         drop documents the qrels do not judge, then re-rank",
              "  -M, --Max_retrieved_per_topic M  keep the first M documents of each ranking",
-             "  -N, --Number_docs_in_coll N    accepted for compatibility (no gain measure uses it)",
+             "  -N, --Number_docs_in_coll N    documents in the collection (utility's d coefficient)",
              "  -R, --Rel_info_format qrels    only 'qrels'",
              "  -T, --Results_format trec_results  only 'trec_results'",
              "      --compat 10|9              trec_eval 10.0 numerics (default) or 9.x (float32 scores)",
@@ -51,10 +51,14 @@ def _help_text() -> str:
              "", "Measures (printed in this order):"]
     from .measures import REGISTRY  # not needed for --version
 
+    from .measures import NICKNAMES
+
     for m in REGISTRY:
-        lines.append(f"  {m.name:<12} {m.help}")
-    lines.append("  gain         every trec_eval measure above (not ndcg_p, cg_cut, err_cut), default parameters")
-    lines.append("  ir_measures names also work: nDCG@10, nDCG(dcg='exp-log2')@10, ERR@20, ...")
+        lines.append(f"  {m.name:<12} {m.help.split(': -m')[0].split('. ')[0].rstrip('.')}")
+    lines.append("")
+    for nickname, members in NICKNAMES["10"].items():
+        lines.append(f"  {nickname:<12} {' '.join(members)}")
+    lines.append("  ir_measures names also work: nDCG@10, AP@100, P@10, R@1000, RR@10, Judged@10, ...")
     return "\n".join(lines) + "\n"
 
 
@@ -159,7 +163,12 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
             exact_ideal: bool, fractional_grades: bool, err_max_grade: str | None, files: tuple[str, ...]) -> None:
     """Parse trec_eval's options and print the evaluation."""
     if show_help:
-        _write(_help_text().encode())
+        if measures:
+            from .measures import describe
+
+            _write("".join(describe(m) for m in measures).encode())
+        else:
+            _write(_help_text().encode())
         return
     if show_version:
         _write(f"trecgain {__version__} (trec_eval 10.0 and 9.x compatible)\n".encode())
@@ -171,7 +180,7 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
     for option, value, allowed in (("-R", rel_format, "qrels"), ("-T", results_format, "trec_results")):
         if value is not None and value != allowed:
             raise TrecgainError(f"option {option}: only the '{allowed}' format is supported, not '{value}'")
-    _integer(num_docs, "-N", 0)
+    collection_size = _integer(num_docs, "-N", 0) or 0
     if compat not in ("10", "9"):
         raise UsageError(f"option --compat takes 10 or 9, not '{compat}'")
     if len(files) < 2:
@@ -184,7 +193,7 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
     if len(runs) == 1 and runs[0] != "-":
         runs[0] = _ReadAhead(runs[0])  # the run is read while the qrels are
     try:
-        evaluator = Evaluator(files[0], measures=list(measures) or ["gain"],
+        evaluator = Evaluator(files[0], measures=list(measures) or ["official"], num_docs=collection_size,
                               relevance_level=_integer(level, "-l") if level is not None else 1,
                               judged_only=judged_only, complete=complete,
                               max_docs=_integer(max_docs, "-M", 0), compat=compat, global_gains=global_gains,

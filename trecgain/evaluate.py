@@ -51,36 +51,48 @@ class Result(Record):
     def runid(self) -> str:
         return _text(self.evaluation.tag)
 
-    def _formats(self) -> list[tuple[str, str, bool]]:
-        return [(name, r.measure.value, r.measure.per_query) for r in self.requests for name in r.lines]
-
-    @property
-    def lines(self) -> list[Line]:
-        """Every output line with its per-query values and summary."""
-        out = []
-        summaries = self.evaluation.summaries
-        for i, (name, kind, per_query) in enumerate(self._formats()):
-            values = [_py(v, kind) for v in self.evaluation.column(i)]
-            summary = self.evaluation.tag if kind == "tag" else _py(summaries[i], kind)
-            out.append(Line(name, kind, per_query, values, summary))
+    def _formats(self) -> list[tuple[str, str, bool, str, int, int]]:
+        """Per output line: name, kind, per_query, summary rule, first value slot, slots."""
+        out, slot = [], 0
+        for r in self.requests:
+            for name, slots in zip(r.lines, r.slots()):
+                out.append((name, r.measure.value, r.measure.per_query, r.measure.summary, slot, slots))
+                slot += slots
         return out
 
     @property
-    def per_query(self) -> dict[str, dict[str, float | int]]:
-        """{qid: {line name: value}} for every evaluated query."""
-        formats = self._formats()
-        out: dict[str, dict[str, float | int]] = {}
+    def lines(self) -> list[Line]:
+        """Every output line with its per-query values and summary (None: no `all` line)."""
+        out = []
+        summaries = self.evaluation.summaries
+        for name, kind, per_query, rule, slot, slots in self._formats():
+            columns = [self.evaluation.column(slot + i) for i in range(slots)]
+            values = [_value(list(row), kind, rule) for row in zip(*columns)] if columns else []
+            out.append(Line(name, kind, per_query, values, self._summary(summaries, kind, rule, slot)))
+        return out
+
+    def _summary(self, summaries: list[float], kind: str, rule: str, slot: int) -> object:
+        if rule == "none":
+            return None
+        return self.runid if kind == "tag" else _py(summaries[slot], kind)
+
+    @property
+    def per_query(self) -> dict[str, dict[str, float | int | str]]:
+        """{qid: {line name: value}} for every evaluated query (lines printed per query)."""
+        formats = [f for f in self._formats() if f[2]]
+        out: dict[str, dict[str, float | int | str]] = {}
         for q, qid in enumerate(self.qids):
             row = self.evaluation.row(q)
-            out[qid] = {name: _py(row[i], kind) for i, (name, kind, per_query) in enumerate(formats) if per_query}
+            out[qid] = {name: _value(row[slot:slot + slots], kind, rule)
+                        for name, kind, _, rule, slot, slots in formats}
         return out
 
     @property
     def aggregate(self) -> dict[str, float | int | str]:
         """{line name: value of the `all` line}."""
         summaries = self.evaluation.summaries
-        return {name: (self.runid if kind == "tag" else _py(summaries[i], kind))
-                for i, (name, kind, _) in enumerate(self._formats())}
+        return {name: self._summary(summaries, kind, rule, slot)
+                for name, kind, _, rule, slot, _ in self._formats() if rule != "none"}
 
     def to_dataframe(self):
         """Per-query values as a pandas DataFrame, one row per query, one column per line
@@ -90,14 +102,15 @@ class Result(Record):
         except ImportError:
             raise ImportError("to_dataframe needs pandas: pip install pandas") from None
         per_query = self.per_query
-        names = [name for name, _, shown in self._formats() if shown]
+        names = [f[0] for f in self._formats() if f[2]]
         frame = pd.DataFrame({n: [row[n] for row in per_query.values()] for n in names}, index=self.qids)
         frame.index.name = "qid"
         return frame
 
     def write_trec(self, write, per_query: bool = False, summary: bool = True) -> None:
         """Hand the exact text the command line prints to `write(bytes)`, a megabyte at a time."""
-        lines = [(name.encode(), kind, shown) for name, kind, shown in self._formats()]
+        lines = [(name.encode(), kind, shown, rule != "none", slots)
+                 for name, kind, shown, rule, _, slots in self._formats()]
         self.evaluation.write_trec(lines, per_query, summary, self.absent_queries, write)
 
     def to_trec_bytes(self, per_query: bool = False, summary: bool = True) -> bytes:
@@ -118,6 +131,18 @@ def _py(value: float, kind: str) -> float | int:
     return int(value) if kind == "count" else float(value)
 
 
+def _value(slots: list[float], kind: str, rule: str) -> float | int | str:
+    """One query's value of a line from its slots: relstring's characters as text; the
+    geometric means' per-query logs as the floored value itself."""
+    if kind == "chars":
+        return "".join(chr(int(c)) for c in slots if c)
+    if rule == "geometric_mean":
+        import math
+
+        return math.exp(slots[0])
+    return _py(slots[0], kind)
+
+
 class Evaluator:
     """Evaluate runs against one set of qrels, with trec_eval's options.
 
@@ -125,10 +150,11 @@ class Evaluator:
     >>> ev.evaluate("run.txt").aggregate["ndcg_cut_10"]                # doctest: +SKIP
     """
 
-    def __init__(self, qrels: Source | Any, measures: Iterable[str] = ("gain",), relevance_level: int = 1,
+    def __init__(self, qrels: Source | Any, measures: Iterable[str] = ("official",), relevance_level: int = 1,
                  judged_only: bool = False, complete: bool = False, max_docs: int | None = None,
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
-                 exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4):
+                 exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4,
+                 num_docs: int = 0):
         compat = str(compat)
         if compat not in COMPAT_MODES:
             raise TrecgainError(f"compat must be one of {', '.join(COMPAT_MODES)}, not '{compat}'")
@@ -149,6 +175,7 @@ class Evaluator:
         self.max_docs = max_docs
         self.exact_ideal = exact_ideal
         self.err_max_grade = err_max_grade
+        self.num_docs = int(num_docs)  # -N: the collection size (utility)
 
     def _follows_10(self) -> bool:
         """Whether queries the run lacks follow trec_eval 10's rules: with -c it prints them with -q
@@ -161,7 +188,7 @@ class Evaluator:
         return (float(self.relevance_level), bool(self.judged_only), self.max_docs, bool(self.complete),
                 bool(self.complete and self._follows_10()), self.compat, self.discount.to_core(),
                 self.global_gains.to_core() if self.global_gains else None, bool(self.exact_ideal),
-                int(self.err_max_grade))
+                int(self.err_max_grade), self.num_docs)
 
     def evaluate(self, run: Source | Any, keep_values: bool = True) -> Result:
         """Evaluate one run (a path, '-', an open file, a core Run, or {qid: {docno: score}}).

@@ -1,10 +1,10 @@
 """The measure registry: one record per measure, in trec_eval's output order, and the
-parsing of measure arguments (`ndcg_cut.10`, `ndcg.1=2`, `gain`, `nDCG@10`) into requests.
+parsing of measure arguments (`ndcg_cut.10`, `ndcg.1=2`, `official`, `nDCG@10`) into requests.
 
 A record says what the user sees: the name, its parameters and their defaults, how its
 lines are named and summarised, its help.  The computation is the core's kernel of the
 same name (core/src/measures/, listed in `KERNELS`): adding a measure means one kernel
-there and one record here.
+there and one record here.  docs/trec_eval_measures.md gives each measure's rule.
 """
 
 from __future__ import annotations
@@ -16,16 +16,26 @@ from .record import Record
 
 TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Callable
 
 
 # ---------------------------------------------------------------- parameters
 
 
 MAX_CUTOFF = 2**31 - 1
+#: relstring's characters are value slots: beyond this the rows of a block grow too large.
+MAX_RELSTRING = 1000
 
 
-def parse_cutoffs(text: str, compat: str) -> tuple[int, ...]:
+class Params(Record):
+    """A measure's parsed parameters: integer cutoffs, numbers (recall points, multipliers,
+    coefficients, beta, p, length) and its own gains (a GainSpec or None)."""
+
+    __slots__ = ("cutoffs", "numbers", "gains")
+    DEFAULTS = {"cutoffs": (), "numbers": (), "gains": None}
+
+
+def parse_cutoffs(text: str, compat: str) -> Params:
     """Comma-separated positive cutoffs; `2.5` is 2 as with trec_eval's atol; sorted, no duplicates."""
     values = []
     for item in text.split(","):
@@ -41,10 +51,70 @@ def parse_cutoffs(text: str, compat: str) -> tuple[int, ...]:
         raise TrecgainError(f"cutoffs must be positive: '{text}'")
     if len(set(values)) != len(values):
         raise TrecgainError(f"duplicate cutoffs in '{text}'")
-    return tuple(values)
+    return Params(cutoffs=tuple(values))
 
 
-def _no_params(text: str, compat: str) -> None:
+def _numbers(text: str) -> tuple[float, ...]:
+    """Comma-separated numbers (trec_eval reads them with atof; trecgain refuses what is not one)."""
+    out = []
+    for item in text.split(","):
+        try:
+            value = float(item)
+        except ValueError:
+            value = float("nan")
+        if value != value or value in (float("inf"), float("-inf")) or "_" in item or not item.isascii():
+            raise TrecgainError(f"'{item}' in '{text}' is not a number")
+        out.append(value)
+    return tuple(out)
+
+
+def parse_points(text: str, compat: str) -> Params:
+    """Recall points or R multipliers: numbers, sorted, no duplicates (lines named by each)."""
+    values = sorted(_numbers(text))
+    if len(set(values)) != len(values):
+        raise TrecgainError(f"duplicate values in '{text}'")
+    return Params(numbers=tuple(values))
+
+
+def parse_numbers(text: str, compat: str) -> Params:
+    """Numbers in the order given (11pt_avg's recall points, set_F's beta)."""
+    return Params(numbers=_numbers(text))
+
+
+def parse_coefficients(text: str, compat: str) -> Params:
+    """utility's four coefficients a,b,c,d."""
+    values = _numbers(text)
+    if len(values) != 4:
+        raise TrecgainError(f"utility takes four coefficients a,b,c,d, not '{text}'")
+    return Params(numbers=values)
+
+
+def parse_length(text: str, compat: str) -> Params:
+    """relstring's number of documents shown."""
+    values = _numbers(text)
+    if not 0 <= int(values[0]) <= MAX_RELSTRING:
+        raise TrecgainError(f"relstring shows from 0 to {MAX_RELSTRING} documents, not '{text}'")
+    return Params(numbers=values)
+
+
+def parse_gains(text: str, compat: str) -> Params:
+    return Params(gains=parse_gain_spec(text, compat))
+
+
+def parse_persistence(text: str, compat: str) -> Params:
+    """rbp's `p=P` and level=gain pairs (trec_eval 10 reads them as one list of name=value
+    pairs; names that are not integers, as p, name no level)."""
+    spec = parse_gain_spec(text, "10")
+    p = None
+    for item in text.split(","):
+        name, _, value = item.partition("=")
+        if name == "p":
+            p = float(value)  # the last p= wins, as in trec_eval
+    gains = spec if any(pair.level is not None for pair in spec.pairs) else None
+    return Params(numbers=() if p is None else (p,), gains=gains)
+
+
+def _no_params(text: str, compat: str) -> Params:
     raise TrecgainError("takes no parameters")
 
 
@@ -52,31 +122,52 @@ def _no_params(text: str, compat: str) -> None:
 
 
 class Measure(Record):
-    """One registry record: name, help, how parameters are parsed (`parse(text, compat)`) and
-    their `default`, how its lines are named and summed:
+    """One registry record: name, help, how parameters are parsed (`parse(text, compat)` to
+    Params) and their `default`, how its lines are named and summed:
 
-    - naming: plain | params (name_PARAMS) | cutoffs (name_K per cutoff)
-    - value: float | count | tag
-    - summary: mean | sum | sum_judged_relevant (sum; -c: qrels grades > 0) | count | tag
+    - naming: plain | params (name_TEXT when given) | cutoffs (name_K per cutoff) |
+      points (name_%3.2f per number)
+    - value: float | count | tag | chars
+    - summary: mean | sum | sum_judged_relevant (sum; -c: qrels grades > 0) | count | tag |
+      geometric_mean (per-query values are logs) | none (no `all` line)
     - per_query: printed per query with -q
-    - in_trec_eval_9: False for dcg and ideal_dcg, new in trec_eval 10
-    - in_trec_eval: False for trecgain's own measures, outside the `gain` nickname
+    - in_trec_eval_9: False for measures new in trec_eval 10 (dcg, ideal_dcg, rbp, rbp_resid, unj)
+    - in_trec_eval: False for trecgain's own measures
     """
 
     __slots__ = ("name", "help", "parse", "default", "naming", "value", "summary", "per_query",
                  "in_trec_eval_9", "in_trec_eval")
-    DEFAULTS = {"parse": _no_params, "default": None, "naming": "plain", "value": "float", "summary": "mean",
-                "per_query": True, "in_trec_eval_9": True, "in_trec_eval": True}
+    DEFAULTS = {"parse": _no_params, "default": Params(), "naming": "plain", "value": "float",
+                "summary": "mean", "per_query": True, "in_trec_eval_9": True, "in_trec_eval": True}
 
-    def line_names(self, params: Any, text: str | None) -> list[str]:
+    def line_names(self, params: Params, text: str | None) -> list[str]:
         if self.naming == "cutoffs":
-            return [f"{self.name}_{k}" for k in params]
+            return [f"{self.name}_{k}" for k in params.cutoffs]
+        if self.naming == "points":  # trec_eval's "%s_%3.2f" into a buffer of 9 more bytes
+            return [f"{self.name}_{('%3.2f' % x)[:8]}" for x in params.numbers]
         if self.naming == "params" and text is not None:
             return [f"{self.name}_{text}"]
         return [self.name]
 
+    def slots(self, params: Params) -> list[int]:
+        """Value slots per line (relstring: one per character)."""
+        if self.value == "chars":
+            return [max(0, int(params.numbers[0]))]
+        return [1] * len(self.line_names(params, None))
 
+
+_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _GAINS_HELP = "Gains per level can be given as 'level=gain,...' (default: gain = grade)."
+
+
+def _at(name: str, help: str, default: tuple[int, ...] = _CUTOFFS, **kw: object) -> Measure:
+    return Measure(name, help, parse_cutoffs, Params(cutoffs=default), naming="cutoffs", **kw)
+
+
+def _gain(name: str, help: str, **kw: object) -> Measure:
+    return Measure(name, help + " " + _GAINS_HELP, parse_gains, naming="params", **kw)
+
 
 REGISTRY: tuple[Measure, ...] = (
     Measure("runid", "Run id: the tag of the last run line read.", value="tag", summary="tag",
@@ -89,70 +180,140 @@ REGISTRY: tuple[Measure, ...] = (
             summary="sum_judged_relevant"),
     Measure("num_rel_ret", "Number of retrieved documents with grade >= -l; the summary is the sum.",
             value="count", summary="sum"),
+    Measure("map", "Mean average precision: precision at each relevant retrieved document, summed, "
+            "over the number of relevant documents."),
+    Measure("gm_map", "Geometric mean of average precision (each AP floored at 0.00001); "
+            "printed only in the summary.", summary="geometric_mean", per_query=False),
+    Measure("Rprec", "Precision after R documents, R the number of relevant documents."),
+    Measure("bpref", "Binary preference: for each relevant retrieved document, 1 - (judged "
+            "nonrelevant above it, at most R) / min(R, judged nonrelevant); over R. Unjudged "
+            "documents are ignored."),
+    Measure("recip_rank", "Reciprocal rank of the first relevant document (MRR: -M 10 for MRR@10)."),
+    Measure("iprec_at_recall", "Interpolated precision at recall points: "
+            "-m iprec_at_recall.0.1,0.5 (default 0.00, 0.10, ..., 1.00).", parse_points,
+            Params(numbers=_RECALL_POINTS), naming="points"),
+    _at("P", "Precision at cutoffs: relevant in the first k over k: -m P.5,10."),
+    Measure("relstring", "The relevance of the first N documents as characters (0-9, '>' above 9, "
+            "'-' not in the qrels, '.' judged negative): -m relstring.20 (default 10); per query only.",
+            parse_length, Params(numbers=(10.0,)), naming="params", value="chars", summary="none"),
+    _at("recall", "Recall at cutoffs: relevant in the first k over all relevant: -m recall.1000."),
+    Measure("infAP", "Inferred AP (Yilmaz and Aslam): documents judged negative are pooled but "
+            "unjudged, documents the qrels lack are not pooled."),
+    Measure("gm_bpref", "Geometric mean of bpref (floored at 0.00001); printed only in the summary.",
+            summary="geometric_mean", per_query=False),
+    Measure("Rprec_mult", "Precision at rank m*R for multipliers m: -m Rprec_mult.0.5,1,2 "
+            "(default 0.20, 0.40, ..., 2.00).", parse_points,
+            Params(numbers=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)), naming="points"),
+    Measure("utility", "a*rel_ret + b*nonrel_ret + c*rel_not_ret + d*nonrel_not_ret: "
+            "-m utility.1,-1,0,0 (the default); d needs -N, the collection size.", parse_coefficients,
+            Params(numbers=(1.0, -1.0, 0.0, 0.0)), naming="params"),
+    Measure("11pt_avg", "Interpolated precision averaged over the recall points 0.0, 0.1, ..., 1.0 "
+            "(or -m 11pt_avg.0.25,0.5,0.75).", parse_numbers, Params(numbers=_RECALL_POINTS),
+            naming="params"),
     Measure("binG", "Binary G: 1/log2(2 + nonrelevant before it) averaged over the relevant documents."),
-    Measure("G", "Normalised gain with a cost model (trec_eval's experimental G). " + _GAINS_HELP,
-            parse_gain_spec, naming="params"),
-    Measure("dcg", "Discounted cumulative gain over the whole ranking. " + _GAINS_HELP,
-            parse_gain_spec, naming="params", in_trec_eval_9=False),
-    Measure("ideal_dcg", "DCG of the ideal ranking of all judged documents. " + _GAINS_HELP,
-            parse_gain_spec, naming="params", in_trec_eval_9=False),
-    Measure("ndcg", "Normalised DCG over the whole ranking (Jarvelin and Kekalainen). " + _GAINS_HELP,
-            parse_gain_spec, naming="params"),
-    Measure("ndcg_rel", "nDCG averaged over the relevant documents. " + _GAINS_HELP,
-            parse_gain_spec, naming="params"),
-    Measure("Rndcg", "nDCG averaged where the ideal gain changes level. " + _GAINS_HELP,
-            parse_gain_spec, naming="params"),
-    Measure("ndcg_cut", "nDCG at cutoffs, grades as gains: -m ndcg_cut.5,10 "
-            "(default 5,10,15,20,30,100,200,500,1000).", parse_cutoffs,
-            default=(5, 10, 15, 20, 30, 100, 200, 500, 1000), naming="cutoffs"),
-    Measure("err_cut", "Expected reciprocal rank at cutoffs as gdeval.pl computes it, r = (2^grade - 1) / 2^max "
-            "(max grade 4, --err-max-grade): -m err_cut.10,20 (not in trec_eval).", parse_cutoffs,
-            default=(5, 10, 20), naming="cutoffs", in_trec_eval=False),
+    _gain("G", "Normalised gain with a cost model (trec_eval's experimental G)."),
+    _gain("dcg", "Discounted cumulative gain over the whole ranking.", in_trec_eval_9=False),
+    _gain("ideal_dcg", "DCG of the ideal ranking of all judged documents.", in_trec_eval_9=False),
+    _gain("ndcg", "Normalised DCG over the whole ranking (Jarvelin and Kekalainen)."),
+    _gain("ndcg_rel", "nDCG averaged over the relevant documents."),
+    _gain("Rndcg", "nDCG averaged where the ideal gain changes level."),
+    _at("ndcg_cut", "nDCG at cutoffs, grades as gains: -m ndcg_cut.5,10."),
+    _at("map_cut", "Average precision of the first k documents (over all relevant): -m map_cut.10."),
+    _at("relative_P", "Precision at k relative to the best possible: relevant in the first k over "
+        "min(k, R)."),
+    _at("success", "1 if a relevant document is in the first k: -m success.1,5,10 (the default).",
+        (1, 5, 10)),
+    Measure("set_P", "Precision of the whole retrieved set."),
+    Measure("set_relative_P", "Relevant retrieved over min(retrieved, R)."),
+    Measure("set_recall", "Recall of the whole retrieved set."),
+    Measure("set_map", "set_P times set_recall."),
+    Measure("set_F", "F measure of the retrieved set: (beta + 1) P R / (beta P + R), -m set_F.0.5 "
+            "(default beta 1).", parse_numbers, Params(numbers=(1.0,)), naming="params"),
+    Measure("num_nonrel_judged_ret", "Retrieved documents judged nonrelevant (grade below -l); the "
+            "summary is the sum.", value="count", summary="sum"),
+    Measure("rbp", "Rank-biased precision (Moffat and Zobel): (1 - p) sum of gain(i) p^(i-1), gains "
+            "scaled into [0, 1]: -m rbp.p=0.8 (default p 0.9), gains as 'level=gain'.",
+            parse_persistence, naming="params", in_trec_eval_9=False),
+    Measure("rbp_resid", "RBP's residual: how much RBP could grow were every unjudged retrieved "
+            "document relevant: -m rbp_resid.p=0.8.", parse_persistence, naming="params",
+            in_trec_eval_9=False),
+    _at("unj", "Fraction of the first k documents that are unjudged (not in the qrels, or judged "
+        "negative): -m unj.5,10,20 (the default).", (5, 10, 20), in_trec_eval_9=False),
+    _at("err_cut", "Expected reciprocal rank at cutoffs as gdeval.pl computes it, r = (2^grade - 1) / "
+        "2^max (max grade 4, --err-max-grade): -m err_cut.10,20 (not in trec_eval).", (5, 10, 20),
+        in_trec_eval=False),
     Measure("ndcg_p", "nDCG over the whole ranking with exponential gains 2^grade - 1 (not in trec_eval).",
             in_trec_eval=False),
-    Measure("cg_cut", "Cumulative gain at cutoffs, undiscounted: -m cg_cut.5,10 (not in trec_eval; "
-            "gains from --global-gains).", parse_cutoffs, default=(5, 10, 15, 20, 30, 100, 200, 500, 1000),
-            naming="cutoffs", in_trec_eval=False),
+    _at("cg_cut", "Cumulative gain at cutoffs, undiscounted: -m cg_cut.5,10 (not in trec_eval; "
+        "gains from --global-gains).", in_trec_eval=False),
+    _at("judged", "Fraction of the first min(k, retrieved) documents that the qrels list, whatever "
+        "the grade (ir_measures' Judged@k; not in trec_eval).", (10,), in_trec_eval=False),
+    _at("dcg_cut", "DCG at cutoffs (ranx's and scikit-learn's DCG@k; not in trec_eval; gains from "
+        "--global-gains).", in_trec_eval=False),
 )
 
 BY_NAME = {m.name: m for m in REGISTRY}
-NICKNAMES = {"gain": tuple(m.name for m in REGISTRY if m.in_trec_eval)}
-TREC_EVAL_SETS = ("all_trec", "official", "all_qrels", "qrels_jg", "all_prefs", "set", "trec_results")
-OTHER_TREC_EVAL = {"map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall",
-                   "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "map_cut", "relative_P", "success",
-                   "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp",
-                   "rbp_resid", "unj", "yaap", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"}
+
+_COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
+_OFFICIAL = (*_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P")
+_ALL_TREC_9 = (*_OFFICIAL, "relstring", "recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg",
+               "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG",
+               "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret")
+#: trec_eval's nicknames (its measures.c), per version; `gain` is trecgain's.
+NICKNAMES = {
+    "10": {"official": _OFFICIAL, "all_trec": (*_ALL_TREC_9, "unj", "rbp", "rbp_resid"),
+           "set": (*_COUNTS, "utility", "set_P", "set_recall", "set_relative_P", "set_map", "set_F"),
+           "gain": (*_COUNTS, "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut")},
+}
+NICKNAMES["9"] = {**NICKNAMES["10"], "all_trec": _ALL_TREC_9}
+REFUSED_SETS = {"all_qrels": "multi-judge qrels (-R qrels_jg)", "qrels_jg": "multi-judge qrels (-R qrels_jg)",
+                "all_prefs": "preference files (-R prefs)", "prefs": "preference files (-R prefs)"}
+REFUSED = {"yaap": "multi-judge qrels (-R qrels_jg)", "map_avgjg": "multi-judge qrels (-R qrels_jg)",
+           "P_avgjg": "multi-judge qrels (-R qrels_jg)", "Rprec_mult_avgjg": "multi-judge qrels (-R qrels_jg)"}
 
 
 class Request(Record):
-    """One measure to compute, with its parsed parameters and the text they came from (None:
-    the defaults), its line names, and from ir_measures names: its own gains (a GainSpec),
-    whether it alone drops unjudged documents, and the line name the user wrote."""
+    """One measure to compute, with its parsed Params and the text they came from (None: the
+    defaults), its line names, and from ir_measures names: whether it alone drops unjudged
+    documents, its own relevance level, and the line name the user wrote."""
 
-    __slots__ = ("measure", "params", "text", "lines", "gains", "judged_only", "label")
-    DEFAULTS = {"text": None, "lines": [], "gains": None, "judged_only": False, "label": None}
+    __slots__ = ("measure", "params", "text", "lines", "judged_only", "relevance_level", "label")
+    DEFAULTS = {"text": None, "lines": [], "judged_only": False, "relevance_level": None, "label": None}
+
+    @property
+    def gains(self) -> GainSpec | None:
+        return self.params.gains
+
+    def slots(self) -> list[int]:
+        return [1] if self.label else self.measure.slots(self.params)
 
     def to_core(self) -> tuple:
-        """The tuple trecgain._core reads: kernel, cutoffs, gains, judged_only, summary."""
-        cutoffs = list(self.params) if self.measure.naming == "cutoffs" else []
-        gains = self.gains if self.gains is not None else (self.params if isinstance(self.params, GainSpec) else None)
-        return (self.measure.name, cutoffs, gains.to_core() if gains else None, self.judged_only, self.measure.summary)
+        """The tuple trecgain._core reads: kernel, cutoffs, numbers, gains, judged_only,
+        relevance level, summary."""
+        p = self.params
+        # A measure named with its default parameters sends none: the kernel knows them, and
+        # trec_eval treats such a plainly named line differently (the -c stand-in resets).
+        numbers = p.numbers if p is not self.measure.default or self.measure.naming == "points" else ()
+        return (self.measure.name, list(p.cutoffs), [float(x) for x in numbers],
+                p.gains.to_core() if p.gains else None, self.judged_only,
+                None if self.relevance_level is None else float(self.relevance_level), self.measure.summary)
 
 
 def parse_requests(specs: list[str] | tuple[str, ...], compat: str = "10") -> list[Request]:
-    """Measure arguments (`ndcg_cut.10`, `ndcg.1=2`, `gain`) to requests in registry order.
-
-    A measure named twice keeps the first parameter list given, as trec_eval does.
+    """Measure arguments (`ndcg_cut.10`, `ndcg.1=2`, `official`, `nDCG@10`) to requests in
+    registry order.  A measure named twice keeps the first parameter list given, as trec_eval does.
     """
     chosen: dict[str, Request] = {}
+    nicknames = NICKNAMES["9" if compat == "9" else "10"]
     for spec in specs:
         if not spec or not spec.isprintable():
             raise TrecgainError(f"measure {spec!r}: a measure name has no line breaks, tabs or control characters")
-        if names_module.looks_like_ir_measures(spec) or spec in names_module.MEASURES and spec not in BY_NAME:
-            chosen.setdefault(spec, _ir_request(names_module.parse(spec), compat))
+        if names_module.is_ir_measures_name(spec) and spec not in BY_NAME:
+            parsed = names_module.parse(spec)
+            chosen.setdefault(spec, _ir_request(parsed, compat))
             continue
         name, dot, text = spec.partition(".")
-        names = NICKNAMES.get(name)
+        names = nicknames.get(name)
         if names is None:
             if name not in BY_NAME:
                 raise TrecgainError(_unknown(name))
@@ -177,19 +338,52 @@ def parse_requests(specs: list[str] | tuple[str, ...], compat: str = "10") -> li
 
 def _ir_request(parsed: "names_module.IrMeasure", compat: str) -> Request:
     measure = BY_NAME[parsed.measure]
-    params = (parsed.cutoff,) if parsed.cutoff else None
-    return Request(measure, params, None, gains=parsed.gains, judged_only=parsed.judged_only, label=parsed.text)
+    params = Params(cutoffs=(parsed.cutoff,) if parsed.cutoff else (), numbers=parsed.numbers,
+                    gains=parsed.gains)
+    if measure.value == "chars" or (measure.naming == "points" and not params.numbers):
+        raise TrecgainError(f"measure '{parsed.text}' has no ir_measures form")
+    return Request(measure, params, None, judged_only=parsed.judged_only, relevance_level=parsed.rel,
+                   label=parsed.text)
 
 
 def _unknown(name: str) -> str:
-    if name in TREC_EVAL_SETS:
-        return (f"measure set '{name}' includes trec_eval measures trecgain does not compute "
-                f"(map, P, recall, ...); trecgain computes: {', '.join(BY_NAME)} (or 'gain' for all)")
-    if name in OTHER_TREC_EVAL:
-        return (f"'{name}' is not a gain measure: trecgain computes {', '.join(BY_NAME)} "
-                f"(use trec_eval for {name})")
+    if name in REFUSED_SETS or name in REFUSED:
+        what = REFUSED_SETS.get(name) or REFUSED[name]
+        return f"'{name}' needs {what}, which trecgain does not read (it reads qrels and trec_results)"
     import difflib
 
-    close = difflib.get_close_matches(name, list(BY_NAME) + list(NICKNAMES), n=3, cutoff=0.5)
-    hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(BY_NAME)}"
+    known = list(BY_NAME) + list(NICKNAMES["10"])
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else "; trecgain -h lists the measures"
     return f"unknown measure '{name}'{hint}"
+
+
+def describe(name: str) -> str:
+    """`trecgain -h -m NAME`: what the measure computes, its parameters and line names."""
+    base = name.partition(".")[0]
+    if base in NICKNAMES["10"]:
+        return f"{base}: the measures {', '.join(NICKNAMES['10'][base])}\n"
+    measure = BY_NAME.get(base)
+    if measure is None:
+        if names_module.is_ir_measures_name(name):
+            parsed = names_module.parse(name)
+            return f"{name}: trecgain's {parsed.measure}\n" + describe(parsed.measure)
+        raise TrecgainError(_unknown(base))
+    lines = [f"{measure.name}", f"    {measure.help}"]
+    default = measure.default
+    if default.cutoffs or default.numbers:
+        shown = default.cutoffs or default.numbers
+        lines.append(f"    Default parameters: {','.join(_plain(x) for x in shown)}")
+    names = measure.line_names(default, None)
+    lines.append(f"    Lines: {', '.join(names[:3])}{', ...' if len(names) > 3 else ''}"
+                 f"{'' if measure.per_query else ' (summary only)'}"
+                 f"{' (per query only)' if measure.summary == 'none' else ''}")
+    if not measure.in_trec_eval:
+        lines.append("    Not in trec_eval.")
+    elif not measure.in_trec_eval_9:
+        lines.append("    New in trec_eval 10.0 (with --compat 9: computed on float32 scores).")
+    return "\n".join(lines) + "\n"
+
+
+def _plain(x: float | int) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)

@@ -5,27 +5,54 @@ never evaluated as code."""
 from __future__ import annotations
 
 import math
+
 from .errors import TrecgainError
 from .gains import GainPair, GainSpec
 from .record import Record
 
-_FORM = r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<cutoff>[0-9]+))?$"
+_FORM = r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<cutoff>[0-9][0-9.]*))?$"
 
-# ir_measures name -> (trecgain measure with a cutoff, trecgain measure without one)
-MEASURES = {"nDCG": ("ndcg_cut", "ndcg"), "ndcg": ("ndcg_cut", "ndcg"), "ERR": ("err_cut", None),
-            "err": ("err_cut", None)}
-PARAMETERS = {"nDCG": {"dcg", "gains", "judged_only"}, "ERR": {"judged_only"}}
+_REL = {"rel"}
+_JUDGED = {"judged_only"}
+#: ir_measures name -> (trecgain measure with a cutoff, without one, parameters accepted).
+MEASURES: dict[str, tuple[str | None, str | None, set[str]]] = {
+    "nDCG": ("ndcg_cut", "ndcg", {"dcg", "gains", "judged_only"}),
+    "DCG": ("dcg_cut", "dcg", {"dcg", "gains", "judged_only"}),
+    "ERR": ("err_cut", None, _JUDGED),
+    "AP": ("map_cut", "map", _REL | _JUDGED),
+    "P": ("P", None, _REL | _JUDGED),
+    "R": ("recall", None, _REL | _JUDGED),
+    "RR": ("recip_rank", "recip_rank", _REL | _JUDGED),
+    "Rprec": (None, "Rprec", _REL | _JUDGED),
+    "Bpref": (None, "bpref", _REL),
+    "infAP": (None, "infAP", _REL),
+    "Success": ("success", None, _REL | _JUDGED),
+    "IPrec": ("iprec_at_recall", "iprec_at_recall", _REL | _JUDGED | {"recall"}),
+    "NumRet": (None, "num_ret", _REL),
+    "NumRel": (None, "num_rel", _REL),
+    "NumRelRet": (None, "num_rel_ret", _REL),
+    "NumQ": (None, "num_q", set()),
+    "Judged": ("judged", None, set()),
+    "SetP": (None, "set_P", _REL | _JUDGED | {"relative"}),
+    "SetR": (None, "set_recall", _REL),
+    "SetF": (None, "set_F", _REL | _JUDGED | {"beta"}),
+    "RBP": ("rbp", "rbp", _REL | {"p"}),
+}
+MEASURES["ndcg"] = MEASURES["nDCG"]
+MEASURES["err"] = MEASURES["ERR"]
 
 
 class IrMeasure(Record):
-    """One parsed name: the trecgain measure, its cutoff (or None), and per-measure options
-    (its own GainSpec or None, judged_only)."""
+    """One parsed name: the trecgain measure, its cutoff (or None), numbers (a recall point,
+    beta, p), and per-measure options: its own GainSpec or None, judged_only, and its
+    relevance level `rel` (or None)."""
 
-    __slots__ = ("text", "measure", "cutoff", "gains", "judged_only")
+    __slots__ = ("text", "measure", "cutoff", "numbers", "gains", "judged_only", "rel")
 
 
-def looks_like_ir_measures(text: str) -> bool:
-    return "@" in text or "(" in text
+def is_ir_measures_name(text: str) -> bool:
+    """`nDCG@10`, `AP(rel=2)`, `NumQ`: a name with a cutoff or parameters, or an ir_measures name."""
+    return "@" in text or "(" in text or text in MEASURES
 
 
 def parse(text: str) -> IrMeasure:
@@ -35,30 +62,81 @@ def parse(text: str) -> IrMeasure:
     match = re.fullmatch(_FORM, text)
     if not match:
         raise TrecgainError(f"measure '{text}': expected Name(param=value, ...)@cutoff, e.g. nDCG@10")
-    name, cutoff = match["name"], match["cutoff"]
+    name, at = match["name"], match["cutoff"]
     if name not in MEASURES:
         import difflib
 
-        close = difflib.get_close_matches(name, list(MEASURES), n=3, cutoff=0.4)
+        close = difflib.get_close_matches(name, list(MEASURES), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(MEASURES)}"
         raise TrecgainError(f"unknown measure '{name}' in '{text}'{hint}")
-    with_cutoff, without = MEASURES[name]
-    measure = with_cutoff if cutoff else without
-    if measure is None:
-        raise TrecgainError(f"measure '{text}' needs a cutoff, e.g. {name}@10")
-    if cutoff is not None and not 0 < int(cutoff) < 2**31:
-        raise TrecgainError(f"measure '{text}': the cutoff must be from 1 to {2**31 - 1}")
+    with_cutoff, without, allowed = MEASURES[name]
     params = _literals(match["params"] or "", text)
-    allowed = PARAMETERS["nDCG" if name.lower() == "ndcg" else "ERR"]
     for key in params:
-        if key not in allowed:
+        if key not in allowed | {"cutoff"}:
             import difflib
 
             close = difflib.get_close_matches(key, sorted(allowed), n=2, cutoff=0.4)
-            hint = f"did you mean {' or '.join(close)}?" if close else f"known: {', '.join(sorted(allowed))}"
+            hint = f"did you mean {' or '.join(close)}?" if close else f"known: {', '.join(sorted(allowed)) or 'none'}"
             raise TrecgainError(f"unknown parameter '{key}' in '{text}'; {hint}")
-    return IrMeasure(text, measure, int(cutoff) if cutoff else None, _gains(params, text),
-                     _flag(params.get("judged_only", False), "judged_only", text))
+    if at is not None and "cutoff" in params:
+        raise TrecgainError(f"measure '{text}': give the cutoff once, as @k or cutoff=k")
+    cutoff = params.get("cutoff", at)
+    if name == "IPrec":  # IPrec@0.5: the number is a recall point
+        return _iprec(text, params.get("recall", cutoff), params)
+    measure = with_cutoff if cutoff is not None else without
+    if measure is None:
+        raise TrecgainError(f"measure '{text}' needs a cutoff, e.g. {name}@10")
+    if cutoff is not None:
+        cutoff = _cutoff(cutoff, text)
+        if with_cutoff is None:
+            raise TrecgainError(f"measure '{text}' takes no cutoff")
+    numbers: tuple[float, ...] = ()
+    if name == "SetP" and _flag(params.get("relative", False), "relative", text):
+        measure = "set_relative_P"
+    if name == "SetF":
+        numbers = (_number(params.get("beta", 1.0), "beta", text),)
+    if name == "RBP":
+        numbers = (_number(params.get("p", 0.8), "p", text),)
+    if name == "NumRet" and "rel" in params:
+        measure = "num_rel_ret"  # ir_measures: the retrieved documents with grade >= rel
+    rel = params.get("rel")
+    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int) or abs(rel) >= 2**53):
+        raise TrecgainError(f"measure '{text}': rel must be a whole number")
+    gains = _gains(params, text)
+    if name == "RBP" and rel is not None:
+        gains = GainSpec("binary", (), "binary")  # ir_measures' RBP: relevant (grade >= rel) has gain 1
+    return IrMeasure(text, measure, cutoff, numbers, gains,
+                     _flag(params.get("judged_only", False), "judged_only", text), rel)
+
+
+def _iprec(text: str, recall: object, params: dict[str, object]) -> IrMeasure:
+    if recall is None:
+        raise TrecgainError(f"measure '{text}' needs a recall point, e.g. IPrec@0.5")
+    try:
+        point = float(recall)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        point = math.nan
+    if not 0 <= point <= 1:
+        raise TrecgainError(f"measure '{text}': the recall point must be from 0 to 1")
+    rel = params.get("rel")
+    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int)):
+        raise TrecgainError(f"measure '{text}': rel must be a whole number")
+    return IrMeasure(text, "iprec_at_recall", None, (point,), None,
+                     _flag(params.get("judged_only", False), "judged_only", text), rel)
+
+
+def _cutoff(value: object, text: str) -> int:
+    if isinstance(value, str):
+        value = int(value) if value.isdigit() else value
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**31:
+        raise TrecgainError(f"measure '{text}': the cutoff must be a whole number from 1 to {2**31 - 1}")
+    return value
+
+
+def _number(value: object, name: str, text: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise TrecgainError(f"measure '{text}': {name} must be a number")
+    return float(value)
 
 
 def _literals(source: str, text: str) -> dict[str, object]:

@@ -9,10 +9,9 @@ use hashbrown::HashMap;
 
 use crate::arena::Arena;
 use crate::error::{Error, Result};
-use crate::label::{judged_grades, label_ranking, only_judged};
+use crate::label::{judged_grades, label_ranking, only_judged, NOT_IN_QRELS};
 use crate::measures::{kernel, KernelRecord, Notes, Query};
-use crate::options::Summary;
-use crate::options::{Options, Request};
+use crate::options::{Compat, Options, Request, Summary};
 use crate::rank::{check_duplicates, rank_query, Grouping};
 use crate::read::{Qrels, Run};
 use crate::summary::Totals;
@@ -41,26 +40,33 @@ impl Evaluation {
     }
 }
 
-/// A request with its kernel and the first of its output lines.
+/// A request with its kernel, the first of its output lines, and its own options when it
+/// has its own relevance level.
 struct Planned<'a> {
     request: &'a Request,
     kernel: &'static KernelRecord,
     first_line: usize,
     lines: usize,
+    options: Option<Options>,
 }
 
-fn plan(requests: &[Request]) -> Result<(Vec<Planned<'_>>, usize)> {
+fn plan<'r>(requests: &'r [Request], options: &Options) -> Result<(Vec<Planned<'r>>, usize)> {
     let mut planned = Vec::with_capacity(requests.len());
     let mut width = 0;
     for request in requests {
         let kernel = kernel(&request.kernel)
             .ok_or_else(|| Error::new(format!("no kernel '{}'", request.kernel)))?;
         let lines = kernel.lines(request);
+        let own = request.relevance_level.map(|level| Options {
+            relevance_level: level,
+            ..options.clone()
+        });
         planned.push(Planned {
             request,
             kernel,
             first_line: width,
             lines,
+            options: own,
         });
         width += lines;
     }
@@ -96,7 +102,7 @@ impl<'a> Measuring<'a> {
         requests: &'a [Request],
         options: &'a Options,
     ) -> Result<Self> {
-        let (planned, width) = plan(requests)?;
+        let (planned, width) = plan(requests, options)?;
         let grouping = Grouping::new(run, qrels);
         let queries = grouping.evaluated(run, options)?;
         Ok(Measuring {
@@ -181,10 +187,13 @@ impl<'a> Measuring<'a> {
     /// summaries (the per-query lines can then be streamed by `for_each_block`).
     pub fn evaluate(&self, keep_values: bool) -> Result<Evaluation> {
         let mut values = Vec::new();
-        let mut totals = Totals::new(self.width);
-        let notes = self.for_each_block(&mut |_, rows| {
-            for row in rows.chunks_exact(self.width.max(1)) {
-                totals.add(row);
+        // 9.x never evaluates the queries -c brings in (with dcg or ideal_dcg, compat 9 is
+        // trec_eval 10 on float32 scores, and empty_ok says so).
+        let nine = self.options.compat == Compat::Nine && !self.options.empty_ok;
+        let mut totals = Totals::new(self.width, nine);
+        let notes = self.for_each_block(&mut |queries, rows| {
+            for (&q, row) in queries.iter().zip(rows.chunks_exact(self.width.max(1))) {
+                totals.add(row, self.grouping.in_run[q]);
             }
             if keep_values {
                 values.extend_from_slice(rows);
@@ -292,6 +301,10 @@ impl Measuring<'_> {
             rank_query(&mut rows, run, options);
             check_duplicates(&rows, run, &mut seen)?;
             label_ranking(&rows, q, run, qrels, &mut ranked);
+            let absent = !grouping.in_run[q];
+            if absent && options.empty_ok && options.max_docs != Some(0) {
+                ranked.push(NOT_IN_QRELS); // trec_eval 10's stand-in ranking for a query -c brings in
+            }
             if options.judged_only {
                 only_judged(&ranked, &mut kept);
                 std::mem::swap(&mut ranked, &mut kept);
@@ -308,11 +321,12 @@ impl Measuring<'_> {
                 let query = Query {
                     ranked: view,
                     judged: &judged,
+                    stand_in: absent && options.empty_ok,
                 };
                 (p.kernel.compute)(
                     &query,
                     p.request,
-                    options,
+                    p.options.as_ref().unwrap_or(options),
                     &mut notes,
                     &mut row[p.first_line..p.first_line + p.lines],
                 )?;
@@ -325,14 +339,15 @@ impl Measuring<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::Summary;
 
     fn request(kernel: &str, cutoffs: Vec<usize>, summary: Summary) -> Request {
         Request {
             kernel: kernel.into(),
             cutoffs,
+            params: Vec::new(),
             gains: None,
             judged_only: false,
+            relevance_level: None,
             summary,
         }
     }

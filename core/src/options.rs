@@ -135,6 +135,11 @@ pub enum Summary {
     Count,
     /// The run tag (runid): no number.
     Tag,
+    /// exp of the mean of the per-query values, which are logs (gm_map, gm_bpref); in 9.x the
+    /// queries only -c brings in add log(MIN_GEO_MEAN) each, after the others.
+    GeometricMean,
+    /// No `all` line (relstring).
+    None,
 }
 
 /// One measure to compute: which kernel, with which parameters.
@@ -144,10 +149,15 @@ pub struct Request {
     pub kernel: String,
     /// Cutoffs of a cutoff measure, ascending, positive, distinct (empty otherwise).
     pub cutoffs: Vec<usize>,
+    /// Numeric parameters of the other measures: recall points, R multipliers, utility's
+    /// coefficients, set_F's beta, rbp's p, relstring's length (empty: the kernel's defaults).
+    pub params: Vec<f64>,
     /// The measure's own gains (a gain string or ir_measures' gains=); None: the global ones.
     pub gains: Option<GainSpec>,
     /// This measure alone drops the documents the qrels do not judge (ir_measures' judged_only).
     pub judged_only: bool,
+    /// This measure's own relevance level, in place of -l (ir_measures' rel=).
+    pub relevance_level: Option<f64>,
     pub summary: Summary,
 }
 
@@ -172,6 +182,8 @@ pub struct Options {
     pub exact_ideal: bool,
     /// `--err-max-grade` (gdeval's 4).
     pub err_max_grade: u32,
+    /// `-N`: documents in the collection (utility's fourth coefficient counts the rest).
+    pub num_docs: i64,
 }
 
 impl Default for Options {
@@ -187,6 +199,7 @@ impl Default for Options {
             global_gains: None,
             exact_ideal: false,
             err_max_grade: 4,
+            num_docs: 0,
         }
     }
 }

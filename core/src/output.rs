@@ -15,14 +15,19 @@ pub enum Kind {
     Count,
     /// The run tag (runid).
     Tag,
+    /// Characters, one per value slot up to the first 0, in single quotes (relstring).
+    Chars,
 }
 
-/// One output line family: its printed name, how its value prints, whether it has per-query lines.
+/// One output line family: its printed name, how its value prints, whether it has per-query
+/// lines and an `all` line, and how many value slots it takes (relstring: one per character).
 #[derive(Debug, Clone)]
 pub struct LineFormat {
     pub name: Vec<u8>,
     pub kind: Kind,
     pub per_query: bool,
+    pub summary: bool,
+    pub slots: usize,
 }
 
 /// What to print of an evaluation.
@@ -107,8 +112,13 @@ fn finish(
     sink: &mut dyn FnMut(&[u8]) -> Result<()>,
 ) -> Result<()> {
     if layout.summary {
-        for (l, line) in lines.iter().enumerate() {
-            push_line(buf, &line.name, b"all", line.kind, ev.summaries[l], &ev.tag);
+        let mut slot = 0;
+        for line in lines {
+            if line.summary {
+                let values = &ev.summaries[slot..slot + line.slots];
+                push_line(buf, &line.name, b"all", line.kind, values, &ev.tag);
+            }
+            slot += line.slots;
         }
     }
     if !buf.is_empty() {
@@ -119,14 +129,25 @@ fn finish(
 
 /// One query's lines, in registry order.
 fn push_query(buf: &mut Vec<u8>, lines: &[LineFormat], qid: &[u8], row: &[f64], tag: &[u8]) {
-    for (line, &value) in lines.iter().zip(row) {
+    let mut slot = 0;
+    for line in lines {
         if line.per_query {
-            push_line(buf, &line.name, qid, line.kind, value, tag);
+            push_line(
+                buf,
+                &line.name,
+                qid,
+                line.kind,
+                &row[slot..slot + line.slots],
+                tag,
+            );
         }
+        slot += line.slots;
     }
 }
 
-fn push_line(buf: &mut Vec<u8>, name: &[u8], qid: &[u8], kind: Kind, value: f64, tag: &[u8]) {
+/// One line; `values` are its slots (one, but for Chars).
+fn push_line(buf: &mut Vec<u8>, name: &[u8], qid: &[u8], kind: Kind, values: &[f64], tag: &[u8]) {
+    let value = values[0];
     buf.extend_from_slice(name);
     for _ in name.len()..22 {
         buf.push(b' ');
@@ -140,6 +161,11 @@ fn push_line(buf: &mut Vec<u8>, name: &[u8], qid: &[u8], kind: Kind, value: f64,
             let _ = write!(buf, "{}", value as i64);
         }
         Kind::Float => push_number(buf, value),
+        Kind::Chars => {
+            buf.push(b'\'');
+            buf.extend(values.iter().take_while(|&&c| c != 0.0).map(|&c| c as u8));
+            buf.push(b'\'');
+        }
     }
     buf.push(b'\n');
 }

@@ -1,5 +1,6 @@
 //! Stage 5: the `all` value of each output line, from the per-query values in query order.
 
+use crate::measures::ap::MIN_GEO_MEAN;
 use crate::options::Summary;
 use crate::read::Qrels;
 
@@ -7,40 +8,61 @@ use crate::read::Qrels;
 #[derive(Debug, Clone)]
 pub struct Totals {
     totals: Vec<f64>,
+    /// Queries added, and those of them the run has.
     queries: usize,
+    in_run: usize,
+    /// trec_eval 9.x: queries only -c brings in are not evaluated; they add nothing to the
+    /// sums and count only in the divisor (and as log(MIN_GEO_MEAN) in geometric means).
+    absent_add_nothing: bool,
 }
 
 impl Totals {
-    pub fn new(width: usize) -> Self {
+    /// `absent_add_nothing`: trec_eval 9.x's rule for the queries only -c brings in.
+    pub fn new(width: usize, absent_add_nothing: bool) -> Self {
         Totals {
             totals: vec![0.0; width],
             queries: 0,
+            in_run: 0,
+            absent_add_nothing,
         }
     }
 
-    /// Adds one query's values (one per line).
-    pub fn add(&mut self, row: &[f64]) {
+    /// Adds one query's values (one per line); `in_run`: the run has the query.
+    pub fn add(&mut self, row: &[f64], in_run: bool) {
+        self.queries += 1;
+        if !in_run && self.absent_add_nothing {
+            return;
+        }
+        self.in_run += usize::from(in_run);
         for (total, v) in self.totals.iter_mut().zip(row) {
             *total += v;
         }
-        self.queries += 1;
     }
 
     /// The `all` value of each line, given how each is summarised.
     pub fn finish(&self, summaries: &[Summary], qrels: &Qrels, complete: bool) -> Vec<f64> {
+        let n = self.queries as f64;
         self.totals
             .iter()
             .zip(summaries)
             .map(|(&total, &summary)| match summary {
                 Summary::Mean if self.queries == 0 => 0.0,
-                Summary::Mean => total / self.queries as f64,
+                Summary::Mean => total / n,
+                Summary::GeometricMean if self.queries == 0 => 0.0,
+                Summary::GeometricMean => {
+                    let mut sum = total;
+                    if self.absent_add_nothing {
+                        sum += (self.queries - self.in_run) as f64 * MIN_GEO_MEAN.ln();
+                    }
+                    (sum / n).exp()
+                }
                 Summary::Sum => total,
                 Summary::SumJudgedRelevant if complete => {
                     qrels.grades.iter().filter(|&&g| g > 0.0).count() as f64
                 }
                 Summary::SumJudgedRelevant => total,
                 Summary::Count => self.queries as f64,
-                Summary::Tag => 0.0,
+                Summary::Tag | Summary::None => 0.0,
             })
             .collect()
     }
@@ -55,14 +77,14 @@ mod tests {
         // 0.1 + 0.2 + 0.3 added left to right is 0.6000000000000001; divided by 3.
         let expected = ((0.1f64 + 0.2) + 0.3) / 3.0;
         let qrels = Qrels::from_judgments("q", [(b"1", b"d", 1.0)], false).unwrap();
-        let mut totals = Totals::new(2);
+        let mut totals = Totals::new(2, false);
         for v in [0.1, 0.2, 0.3] {
-            totals.add(&[v, 1.0]);
+            totals.add(&[v, 1.0], true);
         }
         let all = totals.finish(&[Summary::Mean, Summary::Sum], &qrels, false);
         assert_eq!(all, vec![expected, 3.0]);
         assert_eq!(
-            Totals::new(1).finish(&[Summary::Mean], &qrels, false),
+            Totals::new(1, false).finish(&[Summary::Mean], &qrels, false),
             vec![0.0]
         );
     }

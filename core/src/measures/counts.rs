@@ -25,7 +25,14 @@ pub fn num_ret(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    single(out, query.ranked.len() as f64);
+    single(
+        out,
+        if query.stand_in {
+            0.0
+        } else {
+            query.ranked.len() as f64
+        },
+    );
     Ok(())
 }
 

@@ -134,18 +134,7 @@ pub fn ndcg_cut(
     let gains = gains_of(query, request, options, notes)?;
     let keep_dcg = GainRule::is_default(request.gains.as_ref(), options);
     let discount = options.discount;
-    let mut dcg = 0.0;
-    let mut i = 0;
-    for (slot, &k) in out.iter_mut().zip(cutoffs) {
-        while i < k.min(query.ranked.len()) {
-            let g = gains.ranked(query.ranked[i]);
-            if g != 0.0 {
-                dcg += g / discount.divisor(i);
-            }
-            i += 1;
-        }
-        *slot = dcg;
-    }
+    dcg_at_cutoffs(query, &gains, discount, cutoffs, out);
     let mut ideal_gains = gains.ideal();
     let mut ideal = 0.0;
     let mut i = 0;
@@ -170,6 +159,42 @@ pub fn ndcg_cut(
 }
 
 /// Cumulative gain of the first k documents, undiscounted.
+/// DCG of the first k documents for each cutoff k, into `out`.
+fn dcg_at_cutoffs(
+    query: &Query,
+    gains: &Gains,
+    discount: Discount,
+    cutoffs: &[usize],
+    out: &mut [f64],
+) {
+    let mut dcg = 0.0;
+    let mut i = 0;
+    for (slot, &k) in out.iter_mut().zip(cutoffs) {
+        while i < k.min(query.ranked.len()) {
+            let g = gains.ranked(query.ranked[i]);
+            if g != 0.0 {
+                dcg += g / discount.divisor(i);
+            }
+            i += 1;
+        }
+        *slot = dcg;
+    }
+}
+
+/// DCG at cutoffs (ranx's and scikit-learn's DCG@k; not in trec_eval).
+pub fn dcg_cut(
+    query: &Query,
+    request: &Request,
+    options: &Options,
+    notes: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    let cutoffs = cutoffs_of(request, out)?;
+    let gains = gains_of(query, request, options, notes)?;
+    dcg_at_cutoffs(query, &gains, options.discount, cutoffs, out);
+    Ok(())
+}
+
 pub fn cg_cut(
     query: &Query,
     request: &Request,

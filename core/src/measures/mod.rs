@@ -5,10 +5,14 @@
 //! Floating point follows trec_eval: terms added in rank order, divided by the discount
 //! (never multiplied by a reciprocal), log2 from the C library, no fused multiply-add.
 
+pub mod ap;
 pub mod counts;
 pub mod err;
 pub mod gain;
 pub mod gains;
+pub mod precision;
+pub mod rbp;
+pub mod relstring;
 #[cfg(test)]
 mod tests;
 
@@ -23,6 +27,10 @@ pub struct Query<'a> {
     pub ranked: &'a [f64],
     /// Grades >= 0 of every document the qrels judge for this query, highest first.
     pub judged: &'a [f64],
+    /// A query the run lacks, brought in by -c and ranked as trec_eval 10 ranks it: one
+    /// document the qrels do not list ("ceci_nest_pas_un_docno"). trec_eval then resets
+    /// num_ret, the default utility and rbp_resid, unj and relstring: those kernels do too.
+    pub stand_in: bool,
 }
 
 /// What one measuring part keeps across its queries: warnings (each said once), for the
@@ -44,41 +52,104 @@ impl Notes {
 /// Computes one query's values of a request, one per output line, into `out`.
 pub type Kernel = fn(&Query, &Request, &Options, &mut Notes, &mut [f64]) -> Result<()>;
 
+/// How many values per query (output slots) a request of a kernel has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slots {
+    /// One value.
+    One,
+    /// One per cutoff.
+    PerCutoff,
+    /// One per numeric parameter (recall points, R multipliers).
+    PerParam,
+    /// One per character of relstring.
+    Chars,
+}
+
 /// A kernel and what the driver needs to know about it.
 pub struct KernelRecord {
     pub name: &'static str,
     pub compute: Kernel,
+    pub slots: Slots,
 }
 
 impl KernelRecord {
-    /// How many output lines (values per query) a request of this kernel has.
+    /// How many values per query a request of this kernel has.
     pub fn lines(&self, request: &Request) -> usize {
-        request.cutoffs.len().max(1)
+        match self.slots {
+            Slots::One => 1,
+            Slots::PerCutoff => request.cutoffs.len().max(1),
+            Slots::PerParam => request.params.len().max(1),
+            Slots::Chars => relstring::length(request),
+        }
     }
 }
 
 /// Every kernel, by the name the Python registry sends, in the registry's order.
 pub static KERNELS: &[KernelRecord] = &[
-    record("runid", counts::runid),
-    record("num_q", counts::num_q),
-    record("num_ret", counts::num_ret),
-    record("num_rel", counts::num_rel),
-    record("num_rel_ret", counts::num_rel_ret),
-    record("binG", gain::bin_g),
-    record("G", gain::gain_g),
-    record("dcg", gain::dcg),
-    record("ideal_dcg", gain::ideal_dcg),
-    record("ndcg", gain::ndcg),
-    record("ndcg_rel", gain::ndcg_rel),
-    record("Rndcg", gain::rndcg),
-    record("ndcg_cut", gain::ndcg_cut),
-    record("err_cut", err::err_cut),
-    record("ndcg_p", gain::ndcg_p),
-    record("cg_cut", gain::cg_cut),
+    one("runid", counts::runid),
+    one("num_q", counts::num_q),
+    one("num_ret", counts::num_ret),
+    one("num_rel", counts::num_rel),
+    one("num_rel_ret", counts::num_rel_ret),
+    one("map", ap::map),
+    one("gm_map", ap::gm_map),
+    one("Rprec", ap::rprec),
+    one("bpref", ap::bpref),
+    one("recip_rank", ap::recip_rank),
+    per_param("iprec_at_recall", ap::iprec_at_recall),
+    per_cutoff("P", precision::p),
+    record("relstring", relstring::relstring, Slots::Chars),
+    per_cutoff("recall", precision::recall),
+    one("infAP", ap::infap),
+    one("gm_bpref", ap::gm_bpref),
+    per_param("Rprec_mult", ap::rprec_mult),
+    one("utility", precision::utility),
+    one("11pt_avg", ap::eleven_point),
+    one("binG", gain::bin_g),
+    one("G", gain::gain_g),
+    one("dcg", gain::dcg),
+    one("ideal_dcg", gain::ideal_dcg),
+    one("ndcg", gain::ndcg),
+    one("ndcg_rel", gain::ndcg_rel),
+    one("Rndcg", gain::rndcg),
+    per_cutoff("ndcg_cut", gain::ndcg_cut),
+    per_cutoff("map_cut", ap::map_cut),
+    per_cutoff("relative_P", precision::relative_p),
+    per_cutoff("success", precision::success),
+    one("set_P", precision::set_p),
+    one("set_relative_P", precision::set_relative_p),
+    one("set_recall", precision::set_recall),
+    one("set_map", precision::set_map),
+    one("set_F", precision::set_f),
+    one("num_nonrel_judged_ret", precision::num_nonrel_judged_ret),
+    one("rbp", rbp::rbp),
+    one("rbp_resid", rbp::rbp_resid),
+    per_cutoff("unj", precision::unj),
+    per_cutoff("err_cut", err::err_cut),
+    one("ndcg_p", gain::ndcg_p),
+    per_cutoff("cg_cut", gain::cg_cut),
+    per_cutoff("dcg_cut", gain::dcg_cut),
+    per_cutoff("judged", precision::judged),
 ];
 
-const fn record(name: &'static str, compute: Kernel) -> KernelRecord {
-    KernelRecord { name, compute }
+const fn record(name: &'static str, compute: Kernel, slots: Slots) -> KernelRecord {
+    KernelRecord {
+        name,
+        compute,
+        slots,
+    }
+}
+
+const fn one(name: &'static str, compute: Kernel) -> KernelRecord {
+    record(name, compute, Slots::One)
+}
+
+const fn per_cutoff(name: &'static str, compute: Kernel) -> KernelRecord {
+    record(name, compute, Slots::PerCutoff)
+}
+
+const fn per_param(name: &'static str, compute: Kernel) -> KernelRecord {
+    record(name, compute, Slots::PerParam)
 }
 
 /// Writes a one-line measure's value.

@@ -1,0 +1,130 @@
+//! Rank-biased precision (Moffat and Zobel) and its residual (m_rbp.c, m_rbp_resid.c):
+//! persistence p (default 0.9) from the measure's `p=` parameter, gains from its level=gain
+//! pairs (or the global gains) scaled into [0, 1] when any lies outside.
+//!
+//! trec_eval 10.0 means to scale by the smallest and largest gain of the query's gain table,
+//! but starts both from uninitialised doubles, so what it prints depends on the compiler and
+//! on the measures computed before (docs/trec_eval_measures.md). trecgain does what its
+//! comment says: min and max over the table's gains.
+
+use super::gains::{scheme_gain, GainRule, Gains};
+use super::{single, Notes, Query};
+use crate::error::Result;
+use crate::options::{Options, Request};
+
+/// trec_eval's default persistence.
+pub const DEFAULT_P: f64 = 0.9;
+
+/// The documents RBP looks at: all, or the first k for ir_measures' RBP@k.
+fn depth(query: &Query, request: &Request) -> usize {
+    request
+        .cutoffs
+        .first()
+        .map_or(query.ranked.len(), |&k| k.min(query.ranked.len()))
+}
+
+fn persistence(request: &Request) -> f64 {
+    request.params.first().copied().unwrap_or(DEFAULT_P)
+}
+
+/// The smallest and largest gain of the query's gain table: each level a pair names, and
+/// the levels 0 up to the top judged grade that no pair names (the scheme's gains, which
+/// never decrease with the level); fractional grades: the judged grades' gains.
+fn extremes(query: &Query, rule: &GainRule, level: f64) -> (f64, f64) {
+    let mut gains: Vec<f64> = rule
+        .pairs
+        .iter()
+        .filter(|p| p.level.is_some())
+        .map(|p| p.gain)
+        .collect();
+    let named = |grade: f64| {
+        rule.pairs
+            .iter()
+            .any(|p| p.level.map(|l| l as f64) == Some(grade))
+    };
+    if query.judged.iter().any(|g| g.fract() != 0.0) {
+        gains.extend(
+            query
+                .judged
+                .iter()
+                .map(|&g| scheme_gain(rule.scheme, g, level)),
+        );
+    } else if let Some(&top) = query.judged.first() {
+        // Few levels are named, so both searches stop soon, however large the top grade.
+        let levels = 0..=(top as i64);
+        let lowest = levels.clone().map(|l| l as f64).find(|&l| !named(l));
+        let highest = levels.rev().map(|l| l as f64).find(|&l| !named(l));
+        gains.extend(
+            lowest
+                .into_iter()
+                .chain(highest)
+                .map(|l| scheme_gain(rule.scheme, l, level)),
+        );
+    }
+    let min = gains.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = gains.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (min, max)
+}
+
+/// RBP: (1 - p) times the sum over ranks i of gain(i) p^(i-1).
+pub fn rbp(q: &Query, r: &Request, o: &Options, notes: &mut Notes, out: &mut [f64]) -> Result<()> {
+    let rule = GainRule::resolve(r.gains.as_ref(), o);
+    let gains = Gains::new(q, &rule, o.relevance_level, notes)?;
+    let (min, max) = extremes(q, &rule, o.relevance_level);
+    let scaled = min < 0.0 || max > 1.0;
+    // Values with an entry in trec_eval's table get scaled gains; others keep their 0.
+    let in_table = |v: f64| {
+        v >= 0.0
+            || rule
+                .pairs
+                .iter()
+                .any(|p| p.level.map(|l| l as f64) == Some(v))
+    };
+    let p = persistence(r);
+    let (mut sum, mut weight) = (0.0, 1.0);
+    for &v in &q.ranked[..depth(q, r)] {
+        let mut gain = gains.ranked(v);
+        if scaled && in_table(v) {
+            gain = (gain - min) / (max - min);
+        }
+        if gain != 0.0 {
+            sum += gain * weight;
+        }
+        weight *= p;
+    }
+    single(out, (1.0 - p) * sum);
+    Ok(())
+}
+
+/// The most RBP could grow were every unjudged ranked document (value < 0) of gain 1:
+/// p^n + (1 - p) times the sum of their weights; 0 when none is unjudged.
+pub fn rbp_resid(
+    q: &Query,
+    r: &Request,
+    _: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    if q.stand_in && r.params.is_empty() {
+        single(out, 0.0);
+        return Ok(());
+    }
+    let p = persistence(r);
+    let (mut sum, mut weight, mut unjudged) = (0.0, 1.0, 0usize);
+    for &v in q.ranked {
+        if v < 0.0 {
+            unjudged += 1;
+            sum += weight;
+        }
+        weight *= p;
+    }
+    single(
+        out,
+        if unjudged > 0 {
+            weight + (1.0 - p) * sum
+        } else {
+            0.0
+        },
+    );
+    Ok(())
+}
