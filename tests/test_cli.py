@@ -189,3 +189,30 @@ def test_gdeval_subcommand_and_err_measure():
     assert [line.split("\t")[0].strip() for line in agg] == ["err_cut_10", "ERR@10"]
     assert all(abs(float(line.split("\t")[2]) - err_mean) < 1e-4 for line in agg)
     assert run_cli(["gdeval", *EXAMPLE, "ten"]).rc == 2
+
+
+@pytest.mark.parametrize("measure, words", [
+    ("map", ["map", "average precision"]), ("P@10", ["trecgain's P", "Default parameters: 5,10"]),
+    ("official", ["runid", "iprec_at_recall", "P"]), ("relstring", ["per query only"]),
+    ("rbp", ["New in trec_eval 10.0"]), ("err_cut", ["Not in trec_eval"])])
+def test_help_explains_one_measure(measure, words):
+    out = run_cli(["-h", "-m", measure])
+    assert out.rc == 0 and out.stderr == ""
+    for word in words:
+        assert word in out.stdout.decode()
+
+
+@pytest.mark.parametrize("measure, suggestion", [
+    ("Recall@1000", "did you mean R?"), ("mAP", "did you mean map"), ("MRR@10", "did you mean RR?"),
+    ("nDGC@10", "did you mean nDCG?"), ("ndgc", "did you mean ndcg")])
+def test_unknown_names_suggest_the_close_ones(measure, suggestion):
+    out = run_cli(["-m", measure, *EXAMPLE])
+    assert out.rc == 1 and out.stdout == b"" and suggestion in out.stderr
+    assert "ERR" not in out.stderr or measure.lower().startswith("err")
+
+
+def test_r_at_1000_is_recall_not_err():
+    out = run_cli(["-m", "R@1000", "-m", "recall.1000", *EXAMPLE])
+    lines = out.stdout.decode().splitlines()
+    assert out.rc == 0 and [line.split("\t")[0].strip() for line in lines] == ["R@1000", "recall_1000"]
+    assert lines[0].split("\t")[2] == lines[1].split("\t")[2]

@@ -111,3 +111,37 @@ def test_graded_versus_binary_pairs(grades, linear, exponential):
 def test_query_with_nothing_relevant_scores_zero():
     agg = values([0, 0, 0], ["ndcg", "ndcg_cut.3"])
     assert agg["ndcg"] == 0.0 and agg["ndcg_cut_3"] == 0.0
+
+
+@pytest.mark.parametrize("grades, ap", [
+    ([1, 1, 1, 3, 0, 0], 1.000),  # U: all four relevant first
+    ([3, 0, 1, 1, 1, 0], 0.804),  # V: the answer first, a nonrelevant document at rank 2
+])
+def test_average_precision_of_u_and_v(grades, ap):
+    """dcg-and-ndcg.txt: AP with grades above 0 relevant prefers U; nDCG prefers V."""
+    for measures, name in ((["map"], "map"), (["AP"], "AP")):
+        assert round(values(grades, measures)[name], 3) == ap
+
+
+def test_reciprocal_rank_when_the_first_relevant_document_is_at_rank_4():
+    """ranking-metrics.txt: 1/4 = 0.25, by trec_eval's recip_rank and ir_measures' RR."""
+    agg = values([0, 0, 0, 2, 1], ["recip_rank", "RR", "RR@3", "RR@4"])
+    assert agg["recip_rank"] == agg["RR"] == agg["RR@4"] == 0.25
+    assert agg["RR@3"] == 0.0
+
+
+def test_recall_at_k_is_the_share_of_relevant_in_the_top_k():
+    """ranking-metrics.txt: recall at k; two of the three relevant documents are in the top 3."""
+    agg = values([1, 0, 2, 0, 0, 1], ["recall.3", "R@3", "P.3", "P@3"])
+    assert agg["recall_3"] == agg["R@3"] == 2 / 3
+    assert agg["P_3"] == agg["P@3"] == 2 / 3
+
+
+def test_patience_discount_is_rank_biased_precision():
+    """dcg-and-ndcg.txt's patience model (continue with probability 0.8): RBP with p = 0.8 on
+    binary gains is (1 - p) times the sum of p^(i-1) over the relevant ranks."""
+    grades = [1, 0, 1, 1, 0, 0]
+    expected = (1 - 0.8) * (0.8**0 + 0.8**2 + 0.8**3)
+    agg = values(grades, ["rbp.p=0.8", "RBP(p=0.8, rel=1)"])
+    assert agg["rbp_p=0.8"] == pytest.approx(expected, rel=1e-15)
+    assert agg["RBP(p=0.8, rel=1)"] == pytest.approx(expected, rel=1e-15)

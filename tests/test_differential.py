@@ -87,11 +87,17 @@ SETTINGS = dict(deadline=None, derandomize=True, database=None,
 # ---------------------------------------------------------------- the two evaluators
 
 
-def run_trecgain(qrels, run, measures, relevance_level=1, judged_only=False, compat="9"):
-    """trecgain's per-query and `all` values."""
+def run_trecgain(qrels, run, measures, relevance_level=1, judged_only=False, compat="9", max_docs=None):
+    """trecgain's per-query and `all` values (the summary-only lines, gm_map and gm_bpref, per
+    query as the logs trec_eval keeps, as pytrec_eval reports them)."""
     res = Evaluator(qrels, measures, relevance_level=relevance_level, judged_only=judged_only,
-                    compat=compat).evaluate(run)
-    return res.per_query, res.aggregate
+                    compat=compat, max_docs=max_docs).evaluate(run)
+    per_query = res.per_query
+    for line in res.lines:
+        if line.name.startswith("gm_"):
+            for qid, value in zip(res.qids, line.values):
+                per_query[qid][line.name] = math.log(value)
+    return per_query, res.aggregate
 
 
 def run_pytrec_eval(qrels, run, measures, relevance_level=1, judged_only=False):
@@ -120,6 +126,8 @@ def mean_or_sum(name: str, per_query: dict[str, float]) -> float:
     total = 0.0
     for qid in sorted(per_query, key=lambda q: q.encode("utf-8")):
         total += per_query[qid]
+    if name.startswith("gm_"):
+        return math.exp(total / len(per_query))  # the per-query values are logs
     return total if name.startswith("num_") else total / len(per_query)
 
 
@@ -290,6 +298,58 @@ def test_gain_strings(collection, gain_specs, relevance_level, judged_only):
     expected = run_pytrec_eval_raw(qrels, run, measures, relevance_level, judged_only)
     per_query, aggregate = run_trecgain(qrels, run, measures, relevance_level, judged_only)
     assert_same(expected, per_query, aggregate, names)
+
+
+#: Every other measure pytrec_eval has (relstring, runid and num_q carry no per-query number
+#: there), with parameters of each kind; set_F's line is "set_F" in pytrec_eval.
+OTHER_MEASURES = ["map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "recall", "infAP",
+                  "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "map_cut", "relative_P", "success", "set_P",
+                  "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"]
+PARAMETERISED = [["P.3,7", "recall.2,10", "map_cut.1,4", "relative_P.2,3", "success.2,3"],
+                 ["iprec_at_recall.0.25,0.5,0.9", "Rprec_mult.0.5,1.5,3"], ["set_F.0.5"],
+                 ["11pt_avg.0.25,0.5,0.75"]]  # ascending: the wrapper sorts them (as strings)
+
+
+def top(run, max_docs):
+    """Each ranking's first max_docs documents in trec_eval 9's order (float32 score, then
+    docno, both descending): pytrec_eval has no -M, so the test cuts its input instead."""
+    if max_docs is None:
+        return run
+    def order(item: tuple[str, float]) -> tuple:
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, as (float) gives
+            return (np.float32(item[1]), item[0].encode("utf-8"))
+
+    return {q: dict(sorted(docs.items(), key=order, reverse=True)[:max_docs]) for q, docs in run.items()}
+
+
+@settings(max_examples=250, **SETTINGS)
+@given(collections(), st.sampled_from(PARAMETERISED), st.sampled_from([1, 2, 3]), st.booleans(),
+       st.sampled_from([None, None, 1, 3, 10]))
+def test_every_measure_matches_pytrec_eval(collection, parameterised, relevance_level, judged_only, max_docs):
+    """Per query and in the summary, every trec_eval 9 measure, with -l, -J and -M varied."""
+    qrels, run = collection
+    measures = OTHER_MEASURES + parameterised
+    if not shares_a_query(qrels, run):
+        with pytest.raises(TrecgainError):
+            run_trecgain(qrels, run, measures, relevance_level, judged_only, max_docs=max_docs)
+        return
+    expected = run_pytrec_eval(qrels, top(run, max_docs), OTHER_MEASURES, relevance_level, judged_only)
+    per_query, aggregate = run_trecgain(qrels, run, OTHER_MEASURES, relevance_level, judged_only,
+                                        max_docs=max_docs)
+    assert_same(expected, per_query, aggregate)
+    expected = run_pytrec_eval(qrels, top(run, max_docs), parameterised, relevance_level, judged_only)
+    per_query, aggregate = run_trecgain(qrels, run, parameterised, relevance_level, judged_only,
+                                        max_docs=max_docs)
+    assert_same(expected, per_query, aggregate, {"set_F": "set_F_0.5", "11pt_avg": "11pt_avg_0.25,0.5,0.75"})
+
+
+def test_utility_with_coefficients_matches_pytrec_eval():
+    """The wrapper garbles utility's four coefficients; its C extension takes them whole."""
+    qrels = {"1": {"a": 1, "b": 0, "c": 2}, "2": {"a": 1, "d": 1}}
+    run = {"1": {"a": 1.0, "b": 2.0, "z": 3.0}, "2": {"b": 1.0, "a": 0.5}}
+    expected = run_pytrec_eval_raw(qrels, run, ["utility.1,-2,0.5,0"])
+    per_query, aggregate = run_trecgain(qrels, run, ["utility.1,-2,0.5,0"])
+    assert_same(expected, per_query, aggregate, {"utility": "utility_1,-2,0.5,0"})
 
 
 # ---------------------------------------------------------------- fixed examples

@@ -350,10 +350,8 @@ def _unknown(name: str) -> str:
     if name in REFUSED_SETS or name in REFUSED:
         what = REFUSED_SETS.get(name) or REFUSED[name]
         return f"'{name}' needs {what}, which trecgain does not read (it reads qrels and trec_results)"
-    import difflib
-
     known = list(BY_NAME) + list(NICKNAMES["10"])
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    close = names_module.close_matches(name, known)
     hint = f"; did you mean {' or '.join(close)}?" if close else "; trecgain -h lists the measures"
     return f"unknown measure '{name}'{hint}"
 

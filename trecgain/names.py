@@ -38,6 +38,9 @@ MEASURES: dict[str, tuple[str | None, str | None, set[str]]] = {
     "SetF": (None, "set_F", _REL | _JUDGED | {"beta"}),
     "RBP": ("rbp", "rbp", _REL | {"p"}),
 }
+#: Names users reach for, with the ir_measures name they mean.
+ALIASES = {"map": "AP", "mrr": "RR", "recall": "R", "precision": "P", "ndcg_cut": "nDCG", "success": "Success",
+           "judged": "Judged", "bpref": "Bpref", "iprec": "IPrec", "rbp": "RBP", "dcg_cut": "DCG"}
 MEASURES["ndcg"] = MEASURES["nDCG"]
 MEASURES["err"] = MEASURES["ERR"]
 
@@ -48,6 +51,17 @@ class IrMeasure(Record):
     relevance level `rel` (or None)."""
 
     __slots__ = ("text", "measure", "cutoff", "numbers", "gains", "judged_only", "rel")
+
+
+def close_matches(name: str, known: list[str], n: int = 3) -> list[str]:
+    """Known names like `name`, case aside (`mAP` finds map, `Recall` recall), best first."""
+    import difflib
+
+    by_lower: dict[str, str] = {}
+    for k in known:
+        by_lower.setdefault(k.lower(), k)
+    found = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
+    return [by_lower[f] for f in found]
 
 
 def is_ir_measures_name(text: str) -> bool:
@@ -64,10 +78,9 @@ def parse(text: str) -> IrMeasure:
         raise TrecgainError(f"measure '{text}': expected Name(param=value, ...)@cutoff, e.g. nDCG@10")
     name, at = match["name"], match["cutoff"]
     if name not in MEASURES:
-        import difflib
-
-        close = difflib.get_close_matches(name, list(MEASURES), n=3, cutoff=0.6)
-        hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(MEASURES)}"
+        known = [k for k in MEASURES if k not in ("ndcg", "err")]
+        close = [ALIASES[name.lower()]] if name.lower() in ALIASES else close_matches(name, known)
+        hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(known)}"
         raise TrecgainError(f"unknown measure '{name}' in '{text}'{hint}")
     with_cutoff, without, allowed = MEASURES[name]
     params = _literals(match["params"] or "", text)
