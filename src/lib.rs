@@ -284,6 +284,7 @@ fn options(
         complete,
         empty_ok,
         compat,
+        rules,
         (kind, base),
         global_gains,
         exact_ideal,
@@ -295,6 +296,7 @@ fn options(
         Option<usize>,
         bool,
         bool,
+        String,
         String,
         (String, String),
         Option<SpecTuple>,
@@ -314,6 +316,11 @@ fn options(
         } else {
             Compat::Ten
         },
+        rules: if rules == "9" {
+            Compat::Nine
+        } else {
+            Compat::Ten
+        },
         discount: discount(&kind, &base)?,
         global_gains: global_gains.map(gain_spec).transpose()?,
         exact_ideal,
@@ -325,6 +332,8 @@ fn options(
 #[pyclass(frozen, name = "Evaluation", module = "trecgain._core")]
 struct PyEvaluation {
     inner: Evaluation,
+    /// The caller asked for the per-query values (else any kept serve only `write_trec`).
+    shown: bool,
     /// What it was measured from, to measure the per-query lines again when they were not kept.
     measured: Measured,
 }
@@ -340,12 +349,19 @@ struct Measured {
 impl PyEvaluation {
     /// The values were kept (or there are none to keep).
     fn kept(&self) -> PyResult<()> {
-        if self.inner.values.len() == self.inner.qids.len() * self.inner.width {
+        if self.shown && self.complete() {
             return Ok(());
         }
         Err(PyValueError::new_err(
             "this evaluation kept no per-query values (evaluate with keep_values=True)",
         ))
+    }
+}
+
+impl PyEvaluation {
+    /// Every query's values are at hand.
+    fn complete(&self) -> bool {
+        self.inner.values.len() == self.inner.qids.len() * self.inner.width
     }
 }
 
@@ -451,7 +467,7 @@ impl PyEvaluation {
                     Error::new("write failed")
                 })
         };
-        let written = if self.kept().is_ok() {
+        let written = if self.complete() {
             write_trec(&self.inner, &formats, layout, &mut sink)
         } else {
             let m = &self.measured;
@@ -478,6 +494,9 @@ fn py_evaluate(
     options_tuple: &Bound<'_, PyAny>,
     keep_values: bool,
 ) -> PyResult<PyEvaluation> {
+    // Without keep_values, up to this many bytes of values are kept all the same, only to
+    // write the per-query lines without measuring again (beyond it they are streamed).
+    const WRITE_CACHE: usize = 64 << 20;
     let requests = requests
         .into_iter()
         .map(request)
@@ -491,11 +510,16 @@ fn py_evaluate(
     };
     let m = &measured;
     let result = py.allow_threads(|| {
-        Measuring::new(&m.qrels, &m.run, &m.requests, &m.options)
-            .and_then(|measuring| measuring.evaluate(keep_values))
+        Measuring::new(&m.qrels, &m.run, &m.requests, &m.options).and_then(|measuring| {
+            measuring.evaluate_keeping(if keep_values { usize::MAX } else { WRITE_CACHE })
+        })
     });
     result
-        .map(|inner| PyEvaluation { inner, measured })
+        .map(|inner| PyEvaluation {
+            inner,
+            shown: keep_values,
+            measured,
+        })
         .map_err(|e| to_py(py, e))
 }
 

@@ -232,10 +232,12 @@ class Query:
     judged: list[Grade]
     relevance_level: int
     in_run: bool = True
+    stand_in: bool = False  # ranked as trec_eval 10 ranks a query only -c brings in
 
     def only_judged(self) -> "Query":
         """-J: the ranking without the documents that are not judged (value < 0), ranks closed up."""
-        return Query(self.qid, [v for v in self.values if v >= 0], self.judged, self.relevance_level, self.in_run)
+        return Query(self.qid, [v for v in self.values if v >= 0], self.judged, self.relevance_level, self.in_run,
+                     self.stand_in)
 
     @property
     def num_rel(self) -> int:
@@ -720,6 +722,8 @@ def measure_query(query: Query, request: Request, options: Options) -> list[Valu
     """The values of one request's lines for one query (-J, or judged_only=, first)."""
     if request.judged_only or options.judged_only:
         query = query.only_judged()
+    if request.measure == "num_ret" and query.stand_in:
+        return [0]  # trec_eval 10 resets it after measuring the stand-in
     if request.measure in COUNTS:
         return [COUNTS[request.measure](query)]
     if request.measure in CUTOFF_MEASURES:
@@ -740,6 +744,9 @@ class Outcome:
     aggregate: dict[str, Value | str]
     lines: list[str]
     printed: dict[str, bool] = field(default_factory=dict)
+
+
+STAND_IN = "ceci_nest_pas_un_docno"
 
 
 def follows_10(options: Options, requests: list[Request]) -> bool:
@@ -810,10 +817,13 @@ def evaluate(qrels: Qrels, run: Run, measures: Iterable[str] = ("gain",), tag: s
     qids = evaluated_queries(judgments, rankings, options, requests)
     queries = []
     for qid in qids:
-        ranking = rank(rankings.get(qid, {}), options.compat, options.max_docs)
+        stand_in = qid not in rankings and follows_10(options, requests)
+        # trec_eval 10 measures a query only -c brings in on one document of score 1.0, looked up
+        # in the qrels like any other
+        ranking = rank({STAND_IN: 1.0} if stand_in else rankings.get(qid, {}), options.compat, options.max_docs)
         judged = [g for g in judgments[qid].values() if g >= 0]
         queries.append(Query(qid.decode("utf-8", "surrogateescape"), relevance_values(ranking, judgments[qid]),
-                             judged, options.relevance_level, qid in rankings))
+                             judged, options.relevance_level, qid in rankings, stand_in))
     columns: dict[str, list[Value]] = {}
     for request in requests:
         if request.measure in ("runid", "num_q"):

@@ -50,8 +50,12 @@ def test_names_agree_with_ir_measures(collection):
     qrels, run = collection
     expected = {}
     measures = [ir_measures.parse_measure(n) for n in NAMES]
-    for metric in ir_measures.iter_calc(measures, qrels, run):
-        expected[(metric.query_id, str(metric.measure))] = metric.value
+    # NumRet and NumRet(rel=k) asked for together come back mixed up (pytrec_eval's num_ret
+    # and num_rel_ret, matched in set order): each of those is asked for alone
+    alone = [m for m in measures if str(m).startswith("NumRet")]
+    for group in [[m for m in measures if m not in alone]] + [[m] for m in alone]:
+        for metric in ir_measures.iter_calc(group, qrels, run):
+            expected[(metric.query_id, str(metric.measure))] = metric.value
     by_str = {str(m): n for m, n in zip(measures, NAMES)}  # ir_measures prints NumRelRet as NumRet(rel=1)
     result = Evaluator(qrels, measures=NAMES, compat="9").evaluate(run)
     mine = result.per_query

@@ -222,6 +222,35 @@ def test_fractional_grades(collection, options, global_gains, discount, exact_id
           fractional_grades=True, **options)
 
 
+# trec_eval's other measures: every measure of all_trec (and the other nicknames), parameters of
+# each kind, against tests/reference_trec.py, as the text trec_eval prints (-q included).
+MEASURE_SETS = [["all_trec"], ["official"], ["set"], ["all_trec", "dcg", "ideal_dcg", "ndcg.1=2"],
+                ["P.1,3", "recall.2,7", "map_cut.1,4", "relative_P.2", "success.1,2", "unj.1,3", "relstring.4"],
+                ["iprec_at_recall.0.25,0.5,1", "Rprec_mult.0.5,1.5", "11pt_avg.0.8,0.2", "set_F.0.5"],
+                ["utility.1,-1,-1,0.5", "utility", "rbp.p=0.5", "rbp_resid.p=0.7", "rbp.p=0.8,2=3,0=0.5"],
+                ["map", "gm_map", "bpref", "gm_bpref", "infAP", "Rprec", "recip_rank", "num_nonrel_judged_ret"]]
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(collections(), TREC_EVAL_OPTIONS, st.sampled_from(MEASURE_SETS), st.sampled_from([0, 0, 5, 100]),
+       st.booleans())
+def test_all_trec_measures(collection, options, measures, num_docs, per_query):
+    """The whole text, byte for byte, as the reference says trec_eval prints it (rbp by
+    trecgain's documented rule: see README, "Where trecgain departs")."""
+    import reference_trec
+
+    qrels, run = collection
+    try:
+        want = reference_trec.trec_eval_output(qrels, run, "unknown", measures, num_docs=num_docs, per_query=per_query,
+                                               documented_rbp=True, **options)
+    except reference.Refused:
+        with pytest.raises(TrecgainError):
+            Evaluator(qrels, measures=measures, num_docs=num_docs, **options).evaluate(run)
+        return
+    result = Evaluator(qrels, measures=measures, num_docs=num_docs, **options).evaluate(run)
+    assert result.to_trec(per_query=per_query) == want  # a run given as a dict has the tag "unknown"
+
+
 IR_NAMES = ["nDCG@{k}", "nDCG", "ndcg@{k}", "nDCG(judged_only=True)@{k}", "nDCG(dcg='exp-log2')@{k}",
             "nDCG(gains={{0:0,1:1,2:3,3:7}})@{k}", "nDCG(gains={{1:2,2:1}})", "ERR@{k}", "ERR(judged_only=True)@{k}",
             "nDCG(dcg='exp-log2', judged_only=True)@{k}", "nDCG(dcg='exp-log2', gains={{0:0,1:1,2:3}})@{k}"]

@@ -178,15 +178,17 @@ class Evaluator:
         self.num_docs = int(num_docs)  # -N: the collection size (utility)
 
     def _follows_10(self) -> bool:
-        """Whether queries the run lacks follow trec_eval 10's rules: with -c it prints them with -q
-        and evaluates them even when no query overlaps; 9.x does neither.  9.x has no dcg or
-        ideal_dcg, so with those measures compat 9 means trec_eval 10 on float32 scores."""
+        """Whether trec_eval 10's measure rules apply: queries the run lacks (with -c, 10 prints
+        them with -q and evaluates them even when no query overlaps; 9.x does neither) and recall
+        points.  9.x has no dcg, ideal_dcg, rbp, rbp_resid or unj, so with those measures compat
+        9 means trec_eval 10 on float32 scores."""
         return self.compat == "10" or not all(r.measure.in_trec_eval_9 for r in self.requests)
 
     def _options(self) -> tuple:
         """The options tuple trecgain._core reads."""
         return (float(self.relevance_level), bool(self.judged_only), self.max_docs, bool(self.complete),
-                bool(self.complete and self._follows_10()), self.compat, self.discount.to_core(),
+                bool(self.complete and self._follows_10()), self.compat, "10" if self._follows_10() else "9",
+                self.discount.to_core(),
                 self.global_gains.to_core() if self.global_gains else None, bool(self.exact_ideal),
                 int(self.err_max_grade), self.num_docs)
 

@@ -302,9 +302,17 @@ class Request(Record):
 def parse_requests(specs: list[str] | tuple[str, ...], compat: str = "10") -> list[Request]:
     """Measure arguments (`ndcg_cut.10`, `ndcg.1=2`, `official`, `nDCG@10`) to requests in
     registry order.  A measure named twice keeps the first parameter list given, as trec_eval does.
+    In compat 9, naming a measure 9.x lacks (dcg, rbp, ...) means trec_eval 10.0 on float32
+    scores, nicknames included (`all_trec` is then 10.0's).
     """
+    requests = _requests(specs, compat, NICKNAMES["9" if compat == "9" else "10"])
+    if compat == "9" and not all(r.measure.in_trec_eval_9 for r in requests):
+        requests = _requests(specs, compat, NICKNAMES["10"])
+    return requests
+
+
+def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict) -> list[Request]:
     chosen: dict[str, Request] = {}
-    nicknames = NICKNAMES["9" if compat == "9" else "10"]
     for spec in specs:
         if not spec or not spec.isprintable():
             raise TrecgainError(f"measure {spec!r}: a measure name has no line breaks, tabs or control characters")

@@ -9,7 +9,8 @@ use hashbrown::HashMap;
 
 use crate::arena::Arena;
 use crate::error::{Error, Result};
-use crate::label::{judged_grades, label_ranking, only_judged, NOT_IN_QRELS};
+use crate::label::{judged_grades, label_ranking, only_judged, stand_in_value};
+use crate::measures::precision::Tally;
 use crate::measures::{kernel, KernelRecord, Notes, Query};
 use crate::options::{Compat, Options, Request, Summary};
 use crate::rank::{check_duplicates, rank_query, Grouping};
@@ -186,10 +187,16 @@ impl<'a> Measuring<'a> {
     /// Measures everything; keeps every query's values when `keep_values`, else only the
     /// summaries (the per-query lines can then be streamed by `for_each_block`).
     pub fn evaluate(&self, keep_values: bool) -> Result<Evaluation> {
+        self.evaluate_keeping(if keep_values { usize::MAX } else { 0 })
+    }
+
+    /// Measures everything, keeping every query's values if they take at most `budget` bytes
+    /// (then `values` is complete), else none of them (then it is empty).
+    pub fn evaluate_keeping(&self, budget: usize) -> Result<Evaluation> {
+        let mut keep_values = budget > 0;
         let mut values = Vec::new();
-        // 9.x never evaluates the queries -c brings in (with dcg or ideal_dcg, compat 9 is
-        // trec_eval 10 on float32 scores, and empty_ok says so).
-        let nine = self.options.compat == Compat::Nine && !self.options.empty_ok;
+        // 9.x never evaluates the queries -c brings in.
+        let nine = self.options.rules == Compat::Nine;
         let mut totals = Totals::new(self.width, nine);
         let notes = self.for_each_block(&mut |queries, rows| {
             for (&q, row) in queries.iter().zip(rows.chunks_exact(self.width.max(1))) {
@@ -197,6 +204,10 @@ impl<'a> Measuring<'a> {
             }
             if keep_values {
                 values.extend_from_slice(rows);
+                if values.len().saturating_mul(8) > budget {
+                    keep_values = false;
+                    values = Vec::new();
+                }
             }
             Ok(())
         })?;
@@ -303,25 +314,32 @@ impl Measuring<'_> {
             label_ranking(&rows, q, run, qrels, &mut ranked);
             let absent = !grouping.in_run[q];
             if absent && options.empty_ok && options.max_docs != Some(0) {
-                ranked.push(NOT_IN_QRELS); // trec_eval 10's stand-in ranking for a query -c brings in
+                ranked.push(stand_in_value(qrels, q)); // trec_eval 10's ranking for a query -c brings in
             }
             if options.judged_only {
                 only_judged(&ranked, &mut kept);
                 std::mem::swap(&mut ranked, &mut kept);
             }
             judged_grades(qrels, q, &mut judged);
+            let stand_in = absent && options.empty_ok;
+            let whole = Query {
+                ranked: &ranked,
+                judged: &judged,
+                stand_in,
+                tally: None,
+            };
+            let tally = Some(Tally::count(&whole, options.relevance_level));
             let row = &mut out[i * width..(i + 1) * width];
             for p in planned {
-                let view = if p.request.judged_only && !options.judged_only {
+                let query = if p.request.judged_only && !options.judged_only {
                     only_judged(&ranked, &mut filtered);
-                    &filtered
+                    Query {
+                        ranked: &filtered,
+                        tally: None,
+                        ..whole
+                    }
                 } else {
-                    &ranked
-                };
-                let query = Query {
-                    ranked: view,
-                    judged: &judged,
-                    stand_in: absent && options.empty_ok,
+                    Query { tally, ..whole }
                 };
                 (p.kernel.compute)(
                     &query,
@@ -423,6 +441,14 @@ mod tests {
             let summaries_only = measuring.evaluate(false).unwrap();
             assert!(summaries_only.values.is_empty());
             assert_eq!(bits(&one)[one.values.len()..], bits(&summaries_only)[..]);
+            // a budget the values fit in keeps them all; a smaller one keeps none
+            let fits = measuring.evaluate_keeping(one.values.len() * 8).unwrap();
+            assert_eq!(bits(&one), bits(&fits));
+            let over = measuring
+                .evaluate_keeping(one.values.len() * 8 - 8)
+                .unwrap();
+            assert!(over.values.is_empty());
+            assert_eq!(bits(&one)[one.values.len()..], bits(&over)[..]);
         }
     }
 }

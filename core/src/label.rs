@@ -11,17 +11,30 @@ pub const NOT_IN_QRELS: f64 = -1.0;
 /// Relevance value of a ranked document judged with a negative grade (in the pool, unjudged).
 pub const UNJUDGED: f64 = -2.0;
 
+/// The relevance value of a document with this grade in the qrels (None: not listed).
+fn value_of(grade: Option<f64>) -> f64 {
+    match grade {
+        Some(g) if g >= 0.0 => g,
+        Some(_) => UNJUDGED,
+        None => NOT_IN_QRELS,
+    }
+}
+
 /// Relevance values of a ranking (run lines in rank order) of qrels query `query`.
 pub fn label_ranking(rows: &[usize], query: usize, run: &Run, qrels: &Qrels, out: &mut Vec<f64>) {
     out.clear();
     out.extend(
         rows.iter()
-            .map(|&row| match qrels.grade(query, run.docnos.get(row)) {
-                Some(g) if g >= 0.0 => g,
-                Some(_) => UNJUDGED,
-                None => NOT_IN_QRELS,
-            }),
+            .map(|&row| value_of(qrels.grade(query, run.docnos.get(row)))),
     );
+}
+
+/// The docno of trec_eval 10's one-document ranking for a query only -c brings in.
+pub const STAND_IN: &[u8] = b"ceci_nest_pas_un_docno";
+
+/// The relevance value of that document: looked up in the qrels like any other.
+pub fn stand_in_value(qrels: &Qrels, query: usize) -> f64 {
+    value_of(qrels.grade(query, STAND_IN))
 }
 
 /// The ranking without the documents the qrels do not judge (-J).

@@ -31,6 +31,9 @@ pub struct Query<'a> {
     /// document the qrels do not list ("ceci_nest_pas_un_docno"). trec_eval then resets
     /// num_ret, the default utility and rbp_resid, unj and relstring: those kernels do too.
     pub stand_in: bool,
+    /// Its totals at the evaluation's relevance level, when the driver counted them (for the
+    /// ranking as the request sees it).
+    pub tally: Option<precision::Tally>,
 }
 
 /// What one measuring part keeps across its queries: warnings (each said once), for the

@@ -11,9 +11,11 @@ use crate::error::Result;
 use crate::label::NOT_IN_QRELS;
 use crate::options::{Options, Request};
 
-/// One query's totals, as trec_eval's `te_form_res_rels` counts them.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Tally {
+/// One query's totals, as trec_eval's `te_form_res_rels` counts them, at one relevance level.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tally {
+    /// The relevance level they were counted at.
+    pub level: f64,
     /// Documents ranked (after -M and -J).
     pub ret: usize,
     /// Judged documents (grade >= 0) with grade >= -l.
@@ -25,10 +27,19 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
+    /// The query's totals at the options' level: counted once per query by the driver, again
+    /// only for a request with its own level.
     pub fn of(query: &Query, options: &Options) -> Self {
-        let level = options.relevance_level;
+        match query.tally {
+            Some(t) if t.level == options.relevance_level => t,
+            _ => Tally::count(query, options.relevance_level),
+        }
+    }
+
+    pub fn count(query: &Query, level: f64) -> Self {
         let rel = query.judged.iter().filter(|&&g| g >= level).count();
         Tally {
+            level,
             ret: query.ranked.len(),
             rel,
             rel_ret: query

@@ -39,6 +39,7 @@ fn eval_notes(
             ranked,
             judged,
             stand_in: false,
+            tally: None,
         },
         req,
         options,
@@ -1051,6 +1052,7 @@ fn cutoffs_must_be_ascending() {
                 ranked: &WORKED,
                 judged: &WORKED_JUDGED,
                 stand_in: false,
+                tally: None,
             };
             let record = kernel(name).unwrap();
             assert!((record.compute)(
