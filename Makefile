@@ -45,5 +45,12 @@ python-test: $(PYC)
 bench: $(PYC)
 	$(PY) bench/real.py $(BENCH_ARGS)
 
+# Live conformance against a real trec_eval: pyserini's 9.0.4 by default (fetched into
+# bench/cache), TREC_EVAL=/path/to/trec_eval for your own build (9.x or 10.x).
+# CONFORMANCE_ARGS, e.g. --count 500 --seed 7 --keep /tmp/repro --minimize (see --help)
+.PHONY: conformance
+conformance: $(PYC)
+	$(PY) tests/live_conformance.py $(if $(TREC_EVAL),--trec-eval '$(TREC_EVAL)') $(CONFORMANCE_ARGS)
+
 clean:
 	rm -rf $(VENV) build target *.egg-info

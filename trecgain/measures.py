@@ -111,7 +111,7 @@ def parse_persistence(text: str, compat: str) -> Params:
         if name == "p":
             p = float(value)  # the last p= wins, as in trec_eval
     gains = spec if any(pair.level is not None for pair in spec.pairs) else None
-    return Params(numbers=() if p is None else (p,), gains=gains)
+    return Params(numbers=(0.9 if p is None else p,), gains=gains)  # given: never the plain default
 
 
 def _no_params(text: str, compat: str) -> Params:
