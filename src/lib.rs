@@ -557,13 +557,18 @@ fn exit_on_interrupt(announce: bool) {
 }
 
 /// A -j worker dies with its parent (SIGKILL when the parent ends, however it ends), so no
-/// worker outlives the command.
+/// worker outlives the command; `parent` is the parent's pid, read before the fork: if it
+/// already ended before the signal was asked for, the worker ends now.
 #[pyfunction]
-fn die_with_parent() {
+fn die_with_parent(parent: i32) {
     // SAFETY: prctl(PR_SET_PDEATHSIG, signal) takes two integers and changes only this
-    // process's parent-death signal; no pointer is passed.
+    // process's parent-death signal; getppid() and _exit() take no pointers; none touches
+    // memory the program uses.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+        if libc::getppid() != parent {
+            libc::_exit(1);
+        }
     }
 }
 

@@ -510,15 +510,15 @@ def test_exp_gains_with_fractional_ir_gains():
     assert got is not None and got.aggregate[name] == 1.0
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="engine: whole-number gains 2^31 or more apart bypass trec_eval's overflowing comparator")
 def test_gain_difference_beyond_int_range():
     """`ndcg.1=3000000000` on one document of grade 1: the table is (level 1: 3e9, level 0: 0);
-    trec_eval's comparator converts the difference 3e9 to int, which on x86 is INT_MIN, so the
-    table stays in that order, its top entry is level 0 (gain 0) and there is no ideal
-    ranking: nDCG 0.  trecgain gives 0 for `1=3000000000.5` but 1 for `1=3000000000`."""
+    trec_eval's comparator converts the difference 3e9 to int, which is undefined in C (x86 gives
+    INT_MIN, and the reference follows it: nDCG 0).  trecgain refuses such gain strings unless
+    --exact-ideal sorts the table by value (then nDCG 1)."""
     qrels, run = {"q": {"a": 1}}, {"q": {"a": 1.0}}
-    fractional = check(qrels, run, ["ndcg.1=3000000000.5"])
-    assert fractional is not None and fractional.aggregate["ndcg_1=3000000000.5"] == 0.0
-    got = check(qrels, run, ["ndcg.1=3000000000"])
-    assert got is not None and got.aggregate["ndcg_1=3000000000"] == 0.0
+    for text in ("3000000000", "3000000000.5", "-2147483648"):
+        assert reference.evaluate(qrels, run, [f"ndcg.1={text}"]).aggregate[f"ndcg_1={text}"] == 0.0
+        with pytest.raises(TrecgainError, match="2\\^31 or more apart"):
+            Evaluator(qrels, measures=[f"ndcg.1={text}"]).evaluate(run)
+    exact = Evaluator(qrels, measures=["ndcg.1=3000000000"], exact_ideal=True).evaluate(run)
+    assert exact.aggregate["ndcg_1=3000000000"] == 1.0

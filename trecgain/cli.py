@@ -206,7 +206,7 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
         runs[0] = runs[0].result()  # only now: an error in the qrels is reported first
     outputs = _evaluate_runs(evaluator, tuple(runs), _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
     for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
-        sys.stderr.write(f"trecgain: warning: {warning}\n")
+        _say(f"warning: {warning}")
     for output, _ in outputs:  # printed only once every run has been evaluated
         if isinstance(output, bytes):
             _write(output)
@@ -270,13 +270,24 @@ def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool,
         results = [evaluator.evaluate(r, keep_values=False) for r in runs]  # lines measured as written
         return [(r, r.warnings) for r in results]
     import multiprocessing
+    import os
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
-    _SHARED.update(evaluator=evaluator, per_query=per_query, summary=summary)  # inherited by fork
+    from .read import read_run
+
+    # standard input is read here: a worker's is not the command's
+    sources = [read_run(r) if r == "-" else r for r in runs]
+    _SHARED.update(evaluator=evaluator, runs=sources, per_query=per_query, summary=summary,
+                   parent=os.getpid())  # inherited by fork
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), mp_context=context,
                              initializer=_quiet_on_interrupt) as pool:
-        return list(pool.map(_evaluate_in_worker, runs))
+        try:
+            return list(pool.map(_evaluate_in_worker, range(len(sources))))
+        except BrokenProcessPool:
+            raise TrecgainError("a worker process ended before its run was evaluated (killed, or out of "
+                                "memory?)") from None
 
 
 def _quiet_on_interrupt() -> None:
@@ -285,11 +296,11 @@ def _quiet_on_interrupt() -> None:
     from . import _core
 
     _core.exit_on_interrupt(False)
-    _core.die_with_parent()
+    _core.die_with_parent(_SHARED["parent"])
 
 
-def _evaluate_in_worker(run: str) -> tuple[bytes, list[str]]:
-    result = _SHARED["evaluator"].evaluate(run, keep_values=False)
+def _evaluate_in_worker(index: int) -> tuple[bytes, list[str]]:
+    result = _SHARED["evaluator"].evaluate(_SHARED["runs"][index], keep_values=False)
     return _text_and_warnings(result, _SHARED["per_query"], _SHARED["summary"])
 
 
@@ -324,7 +335,7 @@ def _gdeval(args: list[str]) -> int:
     from . import gdeval
 
     try:
-        _write(gdeval.evaluate(args[0], args[1], int(args[2])).to_bytes())
+        _write(gdeval.evaluate(args[0], args[1], gdeval.whole_number(args[2])).to_bytes())
     except TrecgainError as err:
         return _fail(str(err), 1)
     except BrokenPipeError:  # standard output's reader went away (`| head -1`): status 0
@@ -338,10 +349,18 @@ _ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}
 
 
 def _fail(message: str, status: int) -> int:
-    message = message.translate(_ESCAPES)  # one line, always
-    sys.stderr.write(f"trecgain: {message}\n")
-    sys.stderr.flush()
+    _say(message)
     return status
+
+
+def _say(message: str) -> None:
+    """One line on standard error, control characters escaped; a closed or full stderr is
+    ignored: what goes to standard output never depends on it."""
+    try:
+        sys.stderr.write(f"trecgain: {message.translate(_ESCAPES)}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):  # closed (None, or a closed file), full, gone
+        pass
 
 
 def _quiet_stdout() -> None:

@@ -6,7 +6,9 @@ summary; `Result` is a view of what it returned (no numpy needed)."""
 
 from __future__ import annotations
 
-from . import _core
+import sys
+
+from . import _core, check
 from .discounts import parse_discount
 from .errors import TrecgainError
 from .gains import parse_global_gains
@@ -33,11 +35,18 @@ class Line(Record):
 
 class Result(Record):
     """What an evaluation produced, in trec_eval's order: the core's Evaluation, the requests,
-    whether queries the run lacks get per-query lines (trec_eval 10 with -c), and warnings for
-    the caller to show (the library never prints)."""
+    whether queries the run lacks get per-query lines (trec_eval 10 with -c), warnings for
+    the caller to show (the library never prints), and whether the per-query values were kept
+    (`evaluate(run, keep_values=False)`: `per_query`, `lines` and `to_dataframe` raise
+    ValueError)."""
 
-    __slots__ = ("evaluation", "requests", "absent_queries", "warnings")
-    DEFAULTS = {"warnings": []}
+    __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values")
+    DEFAULTS = {"warnings": [], "keep_values": True}
+
+    def _kept(self, what: str) -> None:
+        if not self.keep_values:
+            raise ValueError(f"{what} needs the per-query values, which evaluate(run, keep_values=False) does not "
+                             "keep: evaluate with keep_values=True (aggregate and to_trec work either way)")
 
     @property
     def qid_bytes(self) -> list[bytes]:
@@ -63,6 +72,7 @@ class Result(Record):
     @property
     def lines(self) -> list[Line]:
         """Every output line with its per-query values and summary (None: no `all` line)."""
+        self._kept("Result.lines")
         out = []
         summaries = self.evaluation.summaries
         for name, kind, per_query, rule, slot, slots in self._formats():
@@ -79,6 +89,7 @@ class Result(Record):
     @property
     def per_query(self) -> dict[str, dict[str, float | int | str]]:
         """{qid: {line name: value}} for every evaluated query (lines printed per query)."""
+        self._kept("Result.per_query")
         formats = [f for f in self._formats() if f[2]]
         out: dict[str, dict[str, float | int | str]] = {}
         for q, qid in enumerate(self.qids):
@@ -97,6 +108,7 @@ class Result(Record):
     def to_dataframe(self):
         """Per-query values as a pandas DataFrame, one row per query, one column per line
         (pandas is optional: install it to use this)."""
+        self._kept("Result.to_dataframe")
         try:
             import pandas as pd
         except ImportError:
@@ -109,6 +121,11 @@ class Result(Record):
 
     def write_trec(self, write, per_query: bool = False, summary: bool = True) -> None:
         """Hand the exact text the command line prints to `write(bytes)`, a megabyte at a time."""
+        if not callable(write):
+            raise TrecgainError(f"write_trec needs a function taking bytes (such as sys.stdout.buffer.write), "
+                                f"not {check.show(write)}")
+        per_query = check.flag(per_query, "per_query")
+        summary = check.flag(summary, "summary")
         lines = [(name.encode(), kind, shown, rule != "none", slots)
                  for name, kind, shown, rule, _, slots in self._formats()]
         self.evaluation.write_trec(lines, per_query, summary, self.absent_queries, write)
@@ -146,6 +163,10 @@ def _value(slots: list[float], kind: str, rule: str) -> float | int | str:
 class Evaluator:
     """Evaluate runs against one set of qrels, with trec_eval's options.
 
+    Every bad argument raises TrecgainError with one line naming it (the rules: trecgain.check):
+    flags are True or False, whole-number options are ints, strings are not numbers, and
+    measures is one name or a non-empty list of names.
+
     >>> ev = Evaluator("qrels.txt", measures=["ndcg_cut.10", "ndcg"])   # doctest: +SKIP
     >>> ev.evaluate("run.txt").aggregate["ndcg_cut_10"]                # doctest: +SKIP
     """
@@ -155,27 +176,32 @@ class Evaluator:
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
                  exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4,
                  num_docs: int = 0):
-        compat = str(compat)
-        if compat not in COMPAT_MODES:
-            raise TrecgainError(f"compat must be one of {', '.join(COMPAT_MODES)}, not '{compat}'")
-        if max_docs is not None and max_docs < 0:
-            raise TrecgainError(f"max_docs must not be negative: {max_docs}")
-        if not 0 <= err_max_grade <= MAX_EXP_GRADE:
-            raise TrecgainError(f"err_max_grade must be from 0 to {MAX_EXP_GRADE}, not {err_max_grade}")
-        if isinstance(measures, str):
-            measures = [measures]
-        self.requests = parse_requests(list(measures), compat)
+        compat = _compat(compat)
+        measures = check.measures(measures)
+        relevance_level = _level(relevance_level)
+        judged_only = check.flag(judged_only, "judged_only (-J)")
+        complete = check.flag(complete, "complete (-c)")
+        if max_docs is not None:  # more than any ranking is every document: clamped, not refused
+            max_docs = min(check.whole(max_docs, "max_docs (-M)", 0), sys.maxsize)
+        if global_gains is not None:
+            global_gains = check.text(global_gains, "global_gains", "'exp', 'linear', 'binary' or '1=1,2=3'")
+        discount = check.text(discount, "discount", "'log:2', 'log:e' or 'jk:2'")
+        exact_ideal = check.flag(exact_ideal, "exact_ideal")
+        fractional_grades = check.flag(fractional_grades, "fractional_grades")
+        err_max_grade = check.whole(err_max_grade, "err_max_grade", 0, MAX_EXP_GRADE)
+        num_docs = check.whole(num_docs, "num_docs (-N)", 0, check.MAX_EXACT)
+        self.requests = parse_requests(measures, compat)
         self.compat = compat
-        self.global_gains = parse_global_gains(global_gains, compat) if global_gains else None
+        self.global_gains = parse_global_gains(global_gains, compat) if global_gains is not None else None
         self.discount = parse_discount(discount)
         self.qrels = qrels if isinstance(qrels, _core.Qrels) else read_qrels(qrels, fractional=fractional_grades)
-        self.relevance_level = int(relevance_level)
+        self.relevance_level = relevance_level
         self.judged_only = judged_only
         self.complete = complete
         self.max_docs = max_docs
         self.exact_ideal = exact_ideal
         self.err_max_grade = err_max_grade
-        self.num_docs = int(num_docs)  # -N: the collection size (utility)
+        self.num_docs = num_docs  # -N: the collection size (utility)
 
     def _follows_10(self) -> bool:
         """Whether trec_eval 10's measure rules apply: queries the run lacks (with -c, 10 prints
@@ -198,7 +224,27 @@ class Evaluator:
         With keep_values=False only the `all` values are kept: `aggregate` and `to_trec` work
         (per-query lines are measured again as they are written), `per_query` does not; memory
         then stays at one block of queries however many queries there are."""
+        keep_values = check.flag(keep_values, "keep_values")
         run = run if isinstance(run, _core.Run) else read_run(run)
         evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self._options(),
                                     keep_values)
-        return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings))
+        return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values)
+
+
+def _compat(value: object) -> str:
+    """compat="10" or "9", or the ints 10 and 9."""
+    number = check.integer(value)
+    text = str(number) if number is not None else value
+    if text not in COMPAT_MODES:
+        raise TrecgainError(f"compat must be one of {', '.join(COMPAT_MODES)}, not {check.show(value)}")
+    return text  # type: ignore[return-value]
+
+
+def _level(value: object) -> int:
+    """relevance_level (-l): a whole number.  Grades are at most 2**53 in magnitude, so a level
+    beyond that is every grade's or none's: it becomes 2**54 (exact as a double), not an
+    inexact or infinite one."""
+    level = check.whole(value, "relevance_level (-l)")
+    if abs(level) > check.MAX_EXACT:
+        level = 2 * check.MAX_EXACT if level > 0 else -2 * check.MAX_EXACT
+    return level

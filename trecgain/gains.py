@@ -38,7 +38,7 @@ def _clamp(level: int | None) -> int | None:
 
 
 SCHEMES = ("linear", "exp", "binary")
-MAX_EXP_GRADE = 1023
+MAX_EXP_GRADE = 996  # 2^grade - 1 within MAX_GAIN
 
 
 def parse_global_gains(text: str, compat: str = "10") -> GainSpec:
@@ -94,4 +94,15 @@ def _gain_value(value: str, text: str) -> float:
         gain = math.nan
     if not math.isfinite(gain) or "_" in value or not value.isascii():
         raise TrecgainError(f"gain '{value}' in '{text}' is not a number")
+    return check_gain(gain, f"gain '{value}' in '{text}'")
+
+
+#: The largest gain in magnitude (the core's MAX_GAIN): a sum of fewer than 10^8 stays finite.
+MAX_GAIN = 1e300
+
+
+def check_gain(gain: float, what: str) -> float:
+    if not abs(gain) <= MAX_GAIN:
+        raise TrecgainError(f"{what} is too large: gains are at most 1e300 in magnitude (sums of larger "
+                            "ones overflow)")
     return gain

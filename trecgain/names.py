@@ -175,6 +175,21 @@ def _literals(source: str, text: str) -> dict[str, object]:
     return out
 
 
+def _gain(value: int | float, text: str) -> float:
+    """A gain as a double, within the core's bounds (a 400-digit integer is too large, not an error
+    of Python's)."""
+    from .gains import check_gain
+
+    try:
+        gain = float(value)
+    except OverflowError:
+        gain = math.inf
+    if not math.isfinite(gain):
+        raise TrecgainError(f"measure '{text}': gain {str(value)[:20]}... is not a finite number"
+                            if len(str(value)) > 20 else f"measure '{text}': gain {value} is not a finite number")
+    return check_gain(gain, f"measure '{text}': gain {value}")
+
+
 def _gains(params: dict[str, object], text: str) -> GainSpec | None:
     dcg = params.get("dcg", "log2")
     if dcg not in ("log2", "exp-log2"):
@@ -183,9 +198,9 @@ def _gains(params: dict[str, object], text: str) -> GainSpec | None:
     if gains is not None:
         if not isinstance(gains, dict) or not all(
                 isinstance(k, int) and not isinstance(k, bool) and isinstance(v, (int, float))
-                and not isinstance(v, bool) and math.isfinite(v) and abs(k) < 2**63 for k, v in gains.items()):
+                and not isinstance(v, bool) and abs(k) < 2**63 for k, v in gains.items()):
             raise TrecgainError(f"measure '{text}': gains must map grades to numbers, e.g. {{0: 0, 1: 1, 2: 3}}")
-        pairs = tuple(GainPair(int(k), float(v)) for k, v in gains.items())
+        pairs = tuple(GainPair(int(k), _gain(v, text)) for k, v in gains.items())
         return GainSpec(",".join(f"{k}={v}" for k, v in gains.items()), pairs, "exp" if dcg == "exp-log2" else "linear")
     return GainSpec("exp", (), "exp") if dcg == "exp-log2" else None
 

@@ -1,6 +1,7 @@
 """Where qrels and runs come from (stage 1, the Python side): paths, `-`, open files and
 pytrec_eval-style dicts, handed to the core's reader (`trecgain._core`), which streams and
-checks them.  Dicts are checked here, since their values are Python objects."""
+checks them.  Dicts are checked here, since their values are Python objects (the rules for
+ids, grades and scores: trecgain.check); anything else is refused with a message."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import io
 import math
 import os
 import sys
-from . import _core
+from . import _core, check
+from .check import show
 from .errors import TrecgainError
 
 TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
@@ -22,33 +24,91 @@ def describe(source: Source) -> str:
     """The name used for a source in messages."""
     if isinstance(source, (str, os.PathLike)):
         text = os.fspath(source)
-        return "(standard input)" if text == "-" else text
-    return getattr(source, "name", None) or "<stream>"
+        text = os.fsdecode(text) if isinstance(text, bytes) else text
+        return "(standard input)" if text == "-" else _printable(text)
+    name = getattr(source, "name", None)
+    return _printable(name) if isinstance(name, str) and name else "<stream>"
+
+
+def _printable(name: str) -> str:
+    """A file name as messages show it: bytes that are not UTF-8 (surrogateescape's
+    '\\udcff') as '\\xff', control characters as escapes, so a message is one line of text."""
+    if name.isprintable():
+        return name
+    try:
+        text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that stands for no byte: shown as \\ud800
+        text = name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def read_qrels(source: Source, fractional: bool = False) -> _core.Qrels:
     """Read a qrels file (`qid iter docno grade`), or a pytrec_eval-style dict."""
-    if isinstance(source, dict):
+    if _is_mapping(source):
         return _qrels_from_dict(source, fractional)
-    return _core.Qrels.read(_raw(source), describe(source), fractional)
+    return _core.Qrels.read(_raw(source, "qrels"), describe(source), fractional)
 
 
 def read_run(source: Source) -> _core.Run:
     """Read a run file (`qid iter docno rank score tag ...`), or a pytrec_eval-style dict."""
-    if isinstance(source, dict):
+    if _is_mapping(source):
         return _run_from_dict(source)
-    return _core.Run.read(_raw(source), describe(source))
+    return _core.Run.read(_raw(source, "run"), describe(source))
 
 
-def _raw(source: Source) -> object:
-    """What the core reads: a path as text, or a binary file object (standard input for '-')."""
+def _is_mapping(value: object) -> bool:
+    if isinstance(value, dict):
+        return True
+    if not hasattr(value, "keys"):
+        return False
+    from collections.abc import Mapping  # not at start-up: dicts are the usual case
+
+    return isinstance(value, Mapping)
+
+
+def _raw(source: Source, what: str = "input") -> object:
+    """What the core reads: a path as text, or a binary file object (standard input for '-').
+    Anything else is refused here, with a message saying what a source may be."""
     if isinstance(source, (str, os.PathLike)):
-        if os.fspath(source) != "-":
-            return os.fspath(source)
+        path = os.fspath(source)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if not path:
+            raise TrecgainError("the path is empty", what)
+        if path != "-":
+            if "\0" in path:
+                raise TrecgainError("cannot read: the path contains a NUL character", describe(source))
+            try:
+                path.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                raise TrecgainError("cannot read: the path has a lone surrogate that stands for no byte",
+                                    describe(source)) from None
+            return path
         if sys.stdin is None:
             raise TrecgainError("cannot read: standard input is closed", "(standard input)")
-        return sys.stdin.buffer
-    return _binary(source)
+        name, source = "(standard input)", getattr(sys.stdin, "buffer", sys.stdin)
+    else:
+        name = describe(source)
+    if isinstance(source, (_core.Qrels, _core.Run)) or not callable(getattr(source, "read", None)):
+        raise TrecgainError(_not_a_source(source, what), what)
+    if getattr(source, "closed", False) is True:
+        raise TrecgainError("cannot read: the file is closed", name)
+    readable = getattr(source, "readable", None)
+    try:
+        readable = readable() if callable(readable) else True
+    except Exception:  # a closed or broken stream: its read says why
+        readable = True
+    if readable is False:
+        raise TrecgainError("cannot read: the file is not open for reading", name)
+    return _binary(source, name)
+
+
+def _not_a_source(source: object, what: str) -> str:
+    values = "grade" if what == "qrels" else "score"
+    expected = f"a path, '-', an open file or a {{qid: {{docno: {values}}}}} dict"
+    if isinstance(source, (bytes, bytearray)):
+        return f"bytes are not a source: expected {expected} (contents: io.BytesIO(data); a path: os.fsdecode(path))"
+    return f"{check.a(source)} is not a source: expected {expected}"
 
 
 def _open(source: Source) -> tuple[str, IO[bytes], bool]:
@@ -75,55 +135,77 @@ def _open(source: Source) -> tuple[str, IO[bytes], bool]:
     return name, stream, owned
 
 
-def _binary(stream: IO) -> IO[bytes]:
-    """A binary view of a file object that may be text."""
+def _binary(stream: IO, name: str = "<stream>") -> IO[bytes]:
+    """A binary view of a file object that may be text (`name`: for messages)."""
     if isinstance(stream, io.TextIOBase):
         buffer = getattr(stream, "buffer", None)
         if buffer is not None:
             return buffer
-        return io.BytesIO(stream.read().encode("utf-8", "surrogateescape"))
+        try:
+            data = stream.read()
+        except (OSError, ValueError) as err:
+            raise TrecgainError(f"cannot read: {getattr(err, 'strerror', None) or err}", name) from None
+        try:
+            return io.BytesIO(data.encode("utf-8", "surrogateescape"))
+        except UnicodeEncodeError as err:
+            raise TrecgainError(f"cannot read: character {show(data[err.start])} at offset {err.start} is a lone "
+                                "surrogate that stands for no byte", name) from None
     return stream  # type: ignore[return-value]
 
 
+def _queries(source: object, what: str, values: str) -> list[tuple[bytes, object, dict]]:
+    """The (qid bytes, qid, documents) of a pytrec_eval-style dict, each qid once."""
+    out = []
+    for q, docs in source.items():  # type: ignore[attr-defined]
+        qid = check.key(q, "query id", what)
+        if not _is_mapping(docs):
+            raise TrecgainError(f"query {show(q)}: its documents must be a dict {{docno: {values}}}, not "
+                                f"{show(docs)}", what)
+        out.append((qid, q, docs))
+    if len({qid for qid, _, _ in out}) != len(out):
+        seen: dict[bytes, object] = {}
+        for qid, q, _ in out:
+            if qid in seen:
+                raise TrecgainError(f"query ids {show(seen[qid])} and {show(q)} name the same query", what)
+            seen[qid] = q
+    return out
+
+
+def _where(docno: object, q: object) -> str:
+    return f"document {show(docno)} of query {show(q)}"
+
+
 def _qrels_from_dict(qrels: dict, fractional: bool = False) -> _core.Qrels:
-    """pytrec_eval shape: {qid: {docno: grade}}."""
-    rows = [(_key(q), _key(d), g) for q, docs in qrels.items() for d, g in docs.items()]
+    """pytrec_eval shape: {qid: {docno: grade}}; the rules of grades and ids: trecgain.check."""
+    rows = []
+    top = check.MAX_EXACT
+    for qid, q, docs in _queries(qrels, "qrels", "grade"):
+        for d, g in docs.items():
+            docno = check.key(d, "document id", "qrels")
+            if type(g) is int and -top <= g <= top:
+                rows.append((qid, docno, float(g)))
+            else:
+                rows.append((qid, docno, check.grade(g, fractional, _where(d, q), "qrels")))
     if not rows:
         raise TrecgainError("no judgments in the qrels", "qrels")
-    for q, d, g in rows:
-        number = _is_integer(g) or fractional and isinstance(g, float)
-        if isinstance(g, bool) or not number or (fractional and not math.isfinite(g)):
-            hint = "" if fractional or not isinstance(g, float) else " (fractional_grades=True accepts it)"
-            raise TrecgainError(f"grade {g!r} of document '{_text(d)}' is not an integer{hint}", "qrels")
-    return _core.Qrels.from_judgments("qrels", [(q, d, float(g)) for q, d, g in rows], fractional)
-
-
-def _is_integer(value: object) -> bool:
-    return isinstance(value, int) or type(value).__name__.startswith(("int", "uint"))  # numpy integers too
+    return _core.Qrels.from_judgments("qrels", rows, fractional)
 
 
 def _run_from_dict(run: dict) -> _core.Run:
-    """pytrec_eval shape: {qid: {docno: score}}."""
-    rows = [(_key(q), _key(d), s) for q, docs in run.items() for d, s in docs.items()]
-    empty = [_key(q) for q, docs in run.items() if not docs]  # evaluated with nothing retrieved, as pytrec_eval does
+    """pytrec_eval shape: {qid: {docno: score}}; a query given as {} is evaluated with nothing
+    retrieved, as pytrec_eval does."""
+    rows = []
+    empty = []
+    isfinite = math.isfinite
+    for qid, q, docs in _queries(run, "run", "score"):
+        if not docs:
+            empty.append(qid)
+        for d, s in docs.items():
+            docno = check.key(d, "document id", "run")
+            if type(s) is float and isfinite(s):
+                rows.append((qid, docno, s))
+            else:
+                rows.append((qid, docno, check.score(s, _where(d, q), "run")))
     if not rows and not empty:
         raise TrecgainError("no results in the run", "run")
-    scores = [float(s) for _, _, s in rows]
-    if not all(math.isfinite(s) for s in scores):
-        raise TrecgainError("a score is not a finite number", "run")
-    return _core.Run.from_lines("run", [(q, d, s) for (q, d, _), s in zip(rows, scores)], empty)
-
-
-def _key(value: object) -> bytes:
-    """A query or document id as bytes; str is encoded as UTF-8 (surrogates pass through)."""
-    if isinstance(value, bytes):
-        key = value
-    else:
-        key = str(value).encode("utf-8", "surrogateescape")
-    if not key or any(c in key for c in b" \t\n\r\v\f\0"):
-        raise TrecgainError(f"identifier {value!r} is empty or contains whitespace")
-    return key
-
-
-def _text(value: bytes) -> str:
-    return bytes(value).decode("utf-8", "backslashreplace")
+    return _core.Run.from_lines("run", rows, empty)

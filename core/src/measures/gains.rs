@@ -14,7 +14,7 @@
 //! the merge sort is a stable sort by gain, so no entry per level is ever built: a grade of
 //! 2,000,000,000 costs nothing. Fractional gains take the real merge sort, on the whole table.
 //!
-//! Fractional grades (a query with a judged grade that is not an integer) have no levels:
+//! Fractional grades (a query with a judged grade that is not an integer, or above 2^53) have no levels:
 //! the gain is the grade (linear), 2^grade - 1 (exp) or grade >= -l (binary), and the ideal
 //! ranking is the judged documents in grade order, down to the last positive gain.
 
@@ -25,8 +25,14 @@ use super::{Notes, Query};
 use crate::error::{Error, Result};
 use crate::options::{GainPair, GainSpec, Options, Scheme};
 
-/// 2^grade - 1 is finite up to this grade.
-pub const MAX_EXP_GRADE: f64 = 1023.0;
+/// The largest grade that is a level (every integer up to it is a double).
+const MAX_LEVEL: f64 = 9007199254740992.0;
+/// The largest gain in magnitude: a sum of fewer than 10^8 such gains stays finite.
+pub const MAX_GAIN: f64 = 1e300;
+/// 2^grade - 1 stays within MAX_GAIN up to this grade.
+pub const MAX_EXP_GRADE: f64 = 996.0;
+/// trec_eval sorts its gain table comparing `(int)(a - b)`: undefined for gains this far apart.
+pub const MAX_GAIN_SPREAD: f64 = 2147483648.0;
 /// Levels of the largest table built entry by entry (fractional gains only).
 pub const MAX_LEVELS_FRACTIONAL: i64 = 100_000;
 
@@ -133,7 +139,12 @@ impl Gains {
         relevance_level: f64,
         notes: &mut Notes,
     ) -> Result<Gains> {
-        if query.judged.iter().any(|g| g.fract() != 0.0) {
+        // grades beyond 2^53 (only with --fractional-grades) name no level either
+        if query
+            .judged
+            .iter()
+            .any(|g| g.fract() != 0.0 || *g > MAX_LEVEL)
+        {
             return Gains::fractional(query, rule, relevance_level);
         }
         let num_levels = query.judged.first().map_or(0, |&top| top as i64 + 1);
@@ -142,7 +153,7 @@ impl Gains {
                 .ranked
                 .iter()
                 .copied()
-                .filter(|&v| v >= 0.0 && v < num_levels as f64);
+                .filter(|&v| v >= 0.0 && v <= (num_levels - 1) as f64);
             refuse_exp(in_table.fold(f64::NEG_INFINITY, f64::max))?;
         }
         let listed: Vec<(i64, f64)> = rule
@@ -150,6 +161,10 @@ impl Gains {
             .iter()
             .filter_map(|p| p.level.map(|l| (l, p.gain)))
             .collect();
+        // a gain string's table (the default table, gain = level, is in order whatever its size)
+        if !rule.exact_ideal && !listed.is_empty() {
+            refuse_wide_table(rule, &listed, num_levels, relevance_level)?;
+        }
         let mut gains = Gains {
             levels: Levels::Table {
                 num_levels,
@@ -302,6 +317,14 @@ impl Gains {
             refuse_exp(query.ranked.iter().fold(0.0, |m: f64, &v| m.max(v)))?;
             refuse_exp(query.judged.first().copied().unwrap_or(0.0))?;
         }
+        let top = query.judged.first().copied().unwrap_or(0.0);
+        if rule.scheme == Scheme::Linear && top > MAX_GAIN {
+            return Err(Error::new(format!(
+                "grade {} is too large to be a gain: gains are at most {} (a sum of larger ones overflows)",
+                format_g(top),
+                format_g(MAX_GAIN)
+            )));
+        }
         let gain = |g: f64| scheme_gain(rule.scheme, g, relevance_level);
         let mut ideal: Vec<Row> = Vec::new();
         for &g in query.judged {
@@ -359,7 +382,9 @@ impl Gains {
                         return gain;
                     }
                 }
-                if value >= 0.0 && value < *num_levels as f64 {
+                // the top level, not num_levels, as a double: 2^53 + 1 is not one (it rounds
+                // to 2^53, which would leave a grade of 2^53 out of its own table)
+                if value >= 0.0 && value <= (*num_levels - 1) as f64 {
                     scheme_gain(self.scheme, value, self.relevance_level)
                 } else {
                     0.0
@@ -396,9 +421,42 @@ fn levels_of(judged: &[f64]) -> impl Iterator<Item = (f64, usize)> + '_ {
 fn refuse_exp(grade: f64) -> Result<()> {
     if grade > MAX_EXP_GRADE {
         return Err(Error::new(format!(
-            "grade {} is too large for exponential gains: 2^grade - 1 is infinite above grade {}",
+            "grade {} is too large for exponential gains: above grade {} sums of 2^grade - 1 overflow",
             format_g(grade),
             MAX_EXP_GRADE
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses a gain table whose gains are 2^31 or more apart: trec_eval's comparator then
+/// overflows an int, and its ideal ranking (what it prints) depends on the build. The
+/// table: every level a pair names, and levels 0 up to the top judged grade with the
+/// scheme's gains (which never decrease with the level).
+fn refuse_wide_table(
+    rule: &GainRule,
+    listed: &[(i64, f64)],
+    num_levels: i64,
+    relevance_level: f64,
+) -> Result<()> {
+    let named = |level: i64| listed.iter().any(|&(l, _)| l == level);
+    let lowest = (0..num_levels).find(|&l| !named(l));
+    let highest = (0..num_levels).rev().find(|&l| !named(l));
+    let gains = listed.iter().map(|&(_, g)| g).chain(
+        lowest
+            .into_iter()
+            .chain(highest)
+            .map(|l| scheme_gain(rule.scheme, l as f64, relevance_level)),
+    );
+    let (min, max) = gains.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), g| {
+        (lo.min(g), hi.max(g))
+    });
+    if max - min >= MAX_GAIN_SPREAD {
+        return Err(Error::new(format!(
+            "gains from {} to {} are 2^31 or more apart: trec_eval compares gains as ints and \
+             its ideal ranking is then undefined; add --exact-ideal to sort them by value",
+            format_g(min),
+            format_g(max)
         )));
     }
     Ok(())

@@ -773,7 +773,7 @@ fn huge_grades_cost_nothing() {
 }
 
 #[test]
-fn exponential_gains_refuse_grades_above_1023() {
+fn exponential_gains_refuse_grades_above_996() {
     let refused = |ranked: &[f64], judged: &[f64]| {
         let req = request("ndcg_p", &[], None);
         eval_notes(
@@ -788,15 +788,16 @@ fn exponential_gains_refuse_grades_above_1023() {
         .message
     };
     let message =
-        "grade 1024 is too large for exponential gains: 2^grade - 1 is infinite above grade 1023";
-    assert_eq!(refused(&[1024.0], &[1024.0]), message);
-    assert_eq!(refused(&[], &[1024.0, 1.0]), message);
+        "grade 997 is too large for exponential gains: above grade 996 sums of 2^grade - 1 overflow";
+    assert_eq!(refused(&[997.0], &[997.0]), message);
+    assert_eq!(refused(&[], &[997.0, 1.0]), message);
     assert_eq!(
         refused(&[], &[2e9]),
-        "grade 2e+09 is too large for exponential gains: 2^grade - 1 is infinite above grade 1023"
+        "grade 2e+09 is too large for exponential gains: above grade 996 sums of 2^grade - 1 overflow"
     );
-    // 1023 is fine, and a perfect ranking of it scores 1
-    assert_eq!(one("ndcg_p", &[1023.0, 1.0], &[1023.0, 1.0]), 1.0);
+    // 996 is fine, even three times (sums of 2^1023 - 1 overflowed), and a perfect ranking scores 1
+    assert_eq!(one("ndcg_p", &[996.0, 1.0], &[996.0, 1.0]), 1.0);
+    assert_eq!(one("ndcg_p", &[996.0; 3], &[996.0; 3]), 1.0);
     assert_eq!(
         one("dcg", &[1024.0], &[1024.0]),
         1024.0,
@@ -847,18 +848,18 @@ fn fractional_grades() {
         err.message,
         "gains '1=3' name levels, which fractional grades do not have; use --global-gains linear, exp or binary"
     );
-    // grades above 1023 with exp
+    // grades above 996 with exp
     let err = eval_notes(
         "ndcg_p",
         &[],
-        &[1023.5],
+        &[996.5],
         &request("ndcg_p", &[], None),
         &Options::default(),
         &mut Notes::default(),
     );
     assert_eq!(
         err.unwrap_err().message,
-        "grade 1023.5 is too large for exponential gains: 2^grade - 1 is infinite above grade 1023"
+        "grade 996.5 is too large for exponential gains: above grade 996 sums of 2^grade - 1 overflow"
     );
 }
 

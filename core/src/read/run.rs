@@ -118,6 +118,17 @@ impl RunBuilder {
                     return Err(too_long_id(field.len(), name, line));
                 }
             }
+            if f[11] - f[10] > MAX_ID_BYTES {
+                // it is printed as runid: held to the identifiers' limit
+                return Err(Error::at(
+                    format!(
+                        "run tag of {} bytes: a tag is at most {MAX_ID_BYTES} bytes",
+                        f[11] - f[10]
+                    ),
+                    name,
+                    line,
+                ));
+            }
             let score = match parse_decimal(score) {
                 Decimal::Value(v) => v,
                 Decimal::NotNumber => {

@@ -51,6 +51,31 @@ pub(crate) struct Source {
     pub gzip: bool,
 }
 
+/// The UTF-8 byte-order mark some editors put at the start of a text file.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Compressed formats recognised by their magic bytes, to say what a file is instead of
+/// reading it as text: (magic, format, how to decompress it). bzip2's `BZh` is followed by a
+/// block size digit and the block magic `1AY&SY` (a text line may well start with `BZh`).
+const COMPRESSED: [(&[u8], &str, &str); 4] = [
+    (b"BZh?1AY&SY", "bzip2", "bunzip2 -k"),
+    (b"\xfd7zXZ\x00", "xz", "unxz -k"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"),
+    (b"PK\x03\x04", "zip", "unzip"),
+];
+
+/// Whether `head` starts with `magic`, where `?` in the magic stands for a digit 1-9.
+fn compressed(head: &[u8], magic: &[u8]) -> bool {
+    head.len() >= magic.len()
+        && magic.iter().zip(head).all(|(&m, &h)| {
+            if m == b'?' {
+                (b'1'..=b'9').contains(&h)
+            } else {
+                m == h
+            }
+        })
+}
+
 impl Source {
     pub fn new(
         name: String,
@@ -80,6 +105,20 @@ impl Source {
             source.filled = 0;
             source.eof = false;
             source.gzip = true;
+        }
+        source.fill(10)?;
+        let head = &source.buf[..source.filled];
+        if let Some((_, format, tool)) = COMPRESSED
+            .iter()
+            .find(|(magic, _, _)| compressed(head, magic))
+        {
+            return Err(Error::in_file(
+                format!("the file is {format}-compressed: trecgain reads text and gzip; decompress it first ({tool})"),
+                &source.name,
+            ));
+        }
+        if head.starts_with(BOM) {
+            source.consumed = BOM.len(); // a UTF-8 byte-order mark is not part of the first qid
         }
         Ok(source)
     }

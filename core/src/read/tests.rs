@@ -743,8 +743,12 @@ fn long_identifiers() {
         run_error(format!("1 Q0 a 1 {} t\n", "9".repeat(1025)).as_bytes()),
         want(1)
     );
-    // the tag, iter and rank are not identifiers
-    assert!(run_of(format!("1 {} a {} 1 {}\n", id(2000), id(2000), id(2000)).as_bytes()).is_ok());
+    // iter and rank are not identifiers; the tag, printed as runid, is held to their limit
+    assert!(run_of(format!("1 {} a {} 1 {}\n", id(2000), id(2000), id(1024)).as_bytes()).is_ok());
+    assert_eq!(
+        run_error(format!("1 Q0 a 1 1 t\n1 Q0 b 1 1 {}\n", id(5000)).as_bytes()),
+        "run.txt:2: run tag of 5000 bytes: a tag is at most 1024 bytes"
+    );
     let want = "qrels.txt:1: field of 1500 bytes: identifiers are at most 1024 bytes";
     assert_eq!(
         qrels_error(format!("{} 0 a 1\n", id(1500)).as_bytes(), false),
@@ -1206,4 +1210,38 @@ fn read_speed() {
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_first_qid() {
+    let plain = qrels_of(b"1 0 a 1\n1 0 b 2\n", false).unwrap();
+    let marked = qrels_of(b"\xef\xbb\xbf1 0 a 1\n1 0 b 2\n", false).unwrap();
+    assert_eq!(view_qrels(&plain), view_qrels(&marked));
+    let run = run_of(b"\xef\xbb\xbf1 Q0 a 1 2 t\n").unwrap();
+    assert_eq!(run.qids.get(0), b"1");
+    // only at the very start of the file: later on it is part of the qid, as any other bytes
+    let later = run_of(b"1 Q0 a 1 2 t\n\xef\xbb\xbf1 Q0 b 1 1 t\n").unwrap();
+    assert_eq!(later.qids.get(1), b"\xef\xbb\xbf1");
+    // and after gzip's decompression too
+    let packed = run_of(&gzip(b"\xef\xbb\xbf7 Q0 a 1 2 t\n")).unwrap();
+    assert_eq!(packed.qids.get(0), b"7");
+}
+
+#[test]
+fn compressed_files_other_than_gzip_are_named() {
+    let cases: [(&[u8], &str); 4] = [
+        (b"BZh91AY&SY\x01\x02", "bzip2"),
+        (b"\xfd7zXZ\x00\x00\x04", "xz"),
+        (b"\x28\xb5\x2f\xfd\x24\x00", "zstd"),
+        (b"PK\x03\x04\x14\x00", "zip"),
+    ];
+    for (bytes, format) in cases {
+        let e = run_error(bytes);
+        assert!(
+            e.starts_with(&format!("run.txt: the file is {format}-compressed")),
+            "{e}"
+        );
+    }
+    // a text line that merely starts like bzip2's magic is text
+    assert!(qrels_of(b"BZh1 0 a 1\n", false).is_ok());
 }
