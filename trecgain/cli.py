@@ -335,7 +335,7 @@ def _gdeval(args: list[str]) -> int:
     from . import gdeval
 
     try:
-        _write(gdeval.evaluate(args[0], args[1], gdeval.whole_number(args[2])).to_bytes())
+        _write(gdeval.evaluate(args[0], args[1], int(args[2])).to_bytes())
     except TrecgainError as err:
         return _fail(str(err), 1)
     except BrokenPipeError:  # standard output's reader went away (`| head -1`): status 0
