@@ -2,8 +2,10 @@
 //! strings into plain tuples; this module turns them into the core's types, runs the
 //! stages and hands back results; core errors become `trecgain.errors.TrecgainError`.
 
+use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::fs::File;
 use std::io::{self, Read};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
@@ -572,10 +574,86 @@ fn die_with_parent(parent: i32) {
     }
 }
 
+/// What an allocation that fails does: abort as Rust does (the library: a user's process is
+/// not ours to end), or, in the command line, end at once with status 1, after one line on
+/// stderr (the main process) or none (a -j worker: the main process reports it).
+static ON_OUT_OF_MEMORY: AtomicU8 = AtomicU8::new(ABORT);
+const ABORT: u8 = 0;
+const EXIT_QUIETLY: u8 = 1;
+const EXIT_WITH_LINE: u8 = 2;
+
+/// The system allocator, with the command line's one-line end when memory runs out.
+struct Allocator;
+
+impl Allocator {
+    fn out_of_memory(&self) {
+        let mode = ON_OUT_OF_MEMORY.load(Ordering::Relaxed);
+        if mode == ABORT {
+            return; // the null pointer goes back, and Rust's handler aborts
+        }
+        const MESSAGE: &[u8] = b"trecgain: out of memory\n";
+        // SAFETY: write(2) and _exit(2) allocate nothing and are async-signal-safe; MESSAGE is
+        // a static buffer valid for its whole length. Ending the process here never returns
+        // a pointer, so no caller can misuse one.
+        unsafe {
+            if mode == EXIT_WITH_LINE {
+                libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+            }
+            libc::_exit(1);
+        }
+    }
+}
+
+// SAFETY: every method forwards to `System` with the same arguments and returns its result
+// unchanged, so the GlobalAlloc contract (sizes, alignment, null on failure) is System's; the
+// only addition runs when System has already failed, and either returns that null or ends
+// the process.
+unsafe impl GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: AllocLayout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if p.is_null() {
+            self.out_of_memory();
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: AllocLayout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        if p.is_null() {
+            self.out_of_memory();
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: AllocLayout) {
+        System.dealloc(ptr, layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: AllocLayout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if p.is_null() {
+            self.out_of_memory();
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Allocator = Allocator;
+
+/// The command line's end when memory runs out: one line and status 1 (`announce`), or
+/// status 1 alone (-j workers). Only the `trecgain` program calls this.
+#[pyfunction]
+fn exit_on_out_of_memory(announce: bool) {
+    let mode = if announce { EXIT_WITH_LINE } else { EXIT_QUIETLY };
+    ON_OUT_OF_MEMORY.store(mode, Ordering::Relaxed);
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(exit_on_interrupt, m)?)?;
     m.add_function(wrap_pyfunction!(die_with_parent, m)?)?;
+    m.add_function(wrap_pyfunction!(exit_on_out_of_memory, m)?)?;
     m.add_class::<PyQrels>()?;
     m.add_class::<PyRun>()?;
     m.add_class::<PyEvaluation>()?;

@@ -7,6 +7,7 @@ def run() -> None:
     from . import _core
 
     _core.exit_on_interrupt(True)  # one line and status 130 at Ctrl-C, from here on
+    _core.exit_on_out_of_memory(True)  # one line and status 1 when the core runs out of memory
     from .cli import main
 
     sys.exit(main())

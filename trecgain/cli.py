@@ -296,6 +296,7 @@ def _quiet_on_interrupt() -> None:
     from . import _core
 
     _core.exit_on_interrupt(False)
+    _core.exit_on_out_of_memory(False)
     _core.die_with_parent(_SHARED["parent"])
 
 
@@ -322,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"{err} ({USAGE.split(': ', 1)[1]}; -h for help)", 2)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
+    except MemoryError:
+        return _fail("out of memory", 1)
     except BrokenPipeError:  # standard output's reader went away (`| head -1`): status 0
         _quiet_stdout()
         return 0
@@ -335,13 +338,15 @@ def _gdeval(args: list[str]) -> int:
     from . import gdeval
 
     try:
-        _write(gdeval.evaluate(args[0], args[1], int(args[2])).to_bytes())
+        _write(gdeval.evaluate(args[0], args[1], gdeval.whole_number(args[2])).to_bytes())
     except TrecgainError as err:
         return _fail(str(err), 1)
     except BrokenPipeError:  # standard output's reader went away (`| head -1`): status 0
         _quiet_stdout()
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
+    except MemoryError:
+        return _fail("out of memory", 1)
     return 0
 
 
