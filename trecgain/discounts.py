@@ -34,8 +34,8 @@ def parse_discount(text: str) -> Discount:
     if kind not in ("log", "jk"):
         raise TrecgainError(f"discount '{text}': expected log:B or jk:B (for example log:2, log:e, jk:2)")
     if base not in _NAMED_BASES:
-        try:
-            value = float(base)
+        try:  # as the core reads it: ASCII, no spaces or underscores
+            value = float(base) if base.isascii() and base.strip() == base and "_" not in base else math.nan
         except ValueError:
             value = math.nan
         if not (value > 1 and math.isfinite(value)):

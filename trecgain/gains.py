@@ -29,7 +29,8 @@ class GainSpec(Record):
 
     def to_core(self) -> tuple:
         """The tuple trecgain._core reads."""
-        return (self.text, [(_clamp(p.level), p.gain) for p in self.pairs], self.scheme, self.exact_ideal)
+        text = self.text.encode("utf-8", "backslashreplace").decode("utf-8")  # only for messages
+        return (text, [(_clamp(p.level), p.gain) for p in self.pairs], self.scheme, self.exact_ideal)
 
 
 def _clamp(level: int | None) -> int | None:
@@ -70,8 +71,16 @@ def _level(name: str, compat: str) -> int | None:
     """trec_eval 10 ignores a name that is not an integer; 9.x reads it with atol."""
     body = name[1:] if name[:1] in "+-" else name
     if body.isdigit() and body.isascii():
-        return int(name)
+        return _whole(name[:1] == "-", body)
     return atol(name) if compat == "9" else None
+
+
+def _whole(negative: bool, digits: str) -> int:
+    """The integer of ASCII digits; beyond 30 digits only its sign matters (a level past 64 bits
+    names no grade, and int() refuses over 4300 digits)."""
+    digits = digits.lstrip("0") or "0"
+    value = int(digits) if len(digits) <= 30 else 10**30
+    return -value if negative else value
 
 
 def atol(text: str) -> int:
@@ -84,7 +93,7 @@ def atol(text: str) -> int:
         if not ("0" <= ch <= "9"):
             break
         digits += ch
-    return sign * int(digits) if digits else 0
+    return _whole(sign < 0, digits) if digits else 0
 
 
 def _gain_value(value: str, text: str) -> float:

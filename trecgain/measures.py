@@ -42,7 +42,9 @@ def parse_cutoffs(text: str, compat: str) -> Params:
         head, dot, tail = item.partition(".")
         body = head[1:] if head[:1] in "+-" else head
         if not (body.isdigit() and body.isascii() and (not dot or tail.isdigit() or tail == "")):
-            raise TrecgainError(f"cutoff '{item}' in '{text}' is not a whole number")
+            raise TrecgainError(f"cutoff '{item[:30]}' in '{text[:60]}' is not a whole number")
+        if len(body.lstrip("0")) > 30:  # beyond MAX_CUTOFF in any case (int() refuses 4300 digits)
+            raise TrecgainError(f"cutoff '{item[:30]}...' is too large (at most {MAX_CUTOFF})")
         values.append(int(head))
     values.sort()
     if values[-1] > MAX_CUTOFF:

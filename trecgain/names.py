@@ -126,30 +126,36 @@ def _iprec(text: str, recall: object, params: dict[str, object]) -> IrMeasure:
     if recall is None:
         raise TrecgainError(f"measure '{text}' needs a recall point, e.g. IPrec@0.5")
     try:
-        point = float(recall)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        point = float(recall) if not isinstance(recall, bool) else math.nan  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
         point = math.nan
     if not 0 <= point <= 1:
         raise TrecgainError(f"measure '{text}': the recall point must be from 0 to 1")
     rel = params.get("rel")
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int)):
+    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int) or abs(rel) >= 2**53):
         raise TrecgainError(f"measure '{text}': rel must be a whole number")
     return IrMeasure(text, "iprec_at_recall", None, (point,), None,
                      _flag(params.get("judged_only", False), "judged_only", text), rel)
 
 
 def _cutoff(value: object, text: str) -> int:
-    if isinstance(value, str):
-        value = int(value) if value.isdigit() else value
+    if isinstance(value, str):  # from @k: ASCII digits only ('²' is a digit to str.isdigit)
+        value = int(value) if value.isascii() and value.isdigit() and len(value) <= 30 else value
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**31:
         raise TrecgainError(f"measure '{text}': the cutoff must be a whole number from 1 to {2**31 - 1}")
     return value
 
 
 def _number(value: object, name: str, text: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TrecgainError(f"measure '{text}': {name} must be a number")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond the doubles
+        number = math.inf
+    if not math.isfinite(number):
+        raise TrecgainError(f"measure '{text}': {name} must be a finite number")
+    return number
 
 
 def _literals(source: str, text: str) -> dict[str, object]:
@@ -157,11 +163,14 @@ def _literals(source: str, text: str) -> dict[str, object]:
     if not source.strip():
         return {}
     import ast  # only for names with a parameter list
+    import warnings
 
     if len(source) > 10_000:
         raise TrecgainError(f"measure '{text[:40]}...': the parameter list is too long")
     try:
-        call = ast.parse(f"f({source})", mode="eval").body
+        with warnings.catch_warnings():  # Python's SyntaxWarning ("invalid decimal literal"): not ours to print
+            warnings.simplefilter("ignore")
+            call = ast.parse(f"f({source})", mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         raise TrecgainError(f"measure '{text}': cannot read the parameters '{source}'") from None
     if not isinstance(call, ast.Call) or call.args or any(k.arg is None for k in call.keywords):

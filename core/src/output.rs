@@ -147,7 +147,7 @@ fn push_query(buf: &mut Vec<u8>, lines: &[LineFormat], qid: &[u8], row: &[f64], 
 
 /// One line; `values` are its slots (one, but for Chars).
 fn push_line(buf: &mut Vec<u8>, name: &[u8], qid: &[u8], kind: Kind, values: &[f64], tag: &[u8]) {
-    let value = values[0];
+    let value = values.first().copied().unwrap_or(0.0); // Chars may have no slot (relstring.0)
     buf.extend_from_slice(name);
     for _ in name.len()..22 {
         buf.push(b' ');
