@@ -496,8 +496,10 @@ fn py_evaluate(
     options_tuple: &Bound<'_, PyAny>,
     keep_values: bool,
 ) -> PyResult<PyEvaluation> {
-    // Without keep_values, up to this many bytes of values are kept all the same, only to
-    // write the per-query lines without measuring again (beyond it they are streamed).
+    // Without keep_values, values are kept all the same, only to write the per-query lines
+    // without measuring again, while they take at most this many bytes and no more than one
+    // value per run line (the run's own columns take ~28 bytes a line); beyond, they are
+    // streamed: many short queries cost little to measure again.
     const WRITE_CACHE: usize = 64 << 20;
     let requests = requests
         .into_iter()
@@ -513,7 +515,8 @@ fn py_evaluate(
     let m = &measured;
     let result = py.allow_threads(|| {
         Measuring::new(&m.qrels, &m.run, &m.requests, &m.options).and_then(|measuring| {
-            measuring.evaluate_keeping(if keep_values { usize::MAX } else { WRITE_CACHE })
+            let cache = WRITE_CACHE.min(m.run.scores.len().saturating_mul(8));
+            measuring.evaluate_keeping(if keep_values { usize::MAX } else { cache })
         })
     });
     result
@@ -645,7 +648,11 @@ static GLOBAL: Allocator = Allocator;
 /// status 1 alone (-j workers). Only the `trecgain` program calls this.
 #[pyfunction]
 fn exit_on_out_of_memory(announce: bool) {
-    let mode = if announce { EXIT_WITH_LINE } else { EXIT_QUIETLY };
+    let mode = if announce {
+        EXIT_WITH_LINE
+    } else {
+        EXIT_QUIETLY
+    };
     ON_OUT_OF_MEMORY.store(mode, Ordering::Relaxed);
 }
 
