@@ -179,3 +179,23 @@ def test_discount_base_with_spaces_cli():
 @pytest.mark.parametrize("option", ["-l", "-M", "-N", "-j", "--err-max-grade"])
 def test_cli_option_of_4301_digits(option):
     clean_cli([option, HUGE, "-m", "map", Q, R])
+
+
+@finding("a cutoff or option value of 4301 characters with leading zeros still reached int()")
+@pytest.mark.parametrize("spec", ["P." + "0" * 4300 + "5", "ndcg_cut." + "0" * 4301])
+def test_cutoffs_with_4300_leading_zeros(spec):
+    only_trecgain_error(parse_requests, [spec])
+
+
+@finding("an option value of 4301 characters with leading zeros still reached int()")
+@pytest.mark.parametrize("option", ["-l", "-M", "-N", "-j", "--err-max-grade"])
+def test_options_with_4300_leading_zeros(option):
+    out = io.StringIO()
+    saved = sys.stdout, sys.stderr
+    try:
+        sys.stdout = io.TextIOWrapper(io.BytesIO(), write_through=True)
+        sys.stderr = out
+        status = main([option, "0" * 4300 + "2", "-m", "map", Q, R])
+    finally:
+        sys.stdout, sys.stderr = saved
+    assert isinstance(status, int) and "Traceback" not in out.getvalue()

@@ -45,7 +45,7 @@ def parse_cutoffs(text: str, compat: str) -> Params:
             raise TrecgainError(f"cutoff '{item[:30]}' in '{text[:60]}' is not a whole number")
         if len(body.lstrip("0")) > 30:  # beyond MAX_CUTOFF in any case (int() refuses 4300 digits)
             raise TrecgainError(f"cutoff '{item[:30]}...' is too large (at most {MAX_CUTOFF})")
-        values.append(int(head))
+        values.append(int(body.lstrip("0") or "0") * (-1 if head[:1] == "-" else 1))  # int() counts zeros too
     values.sort()
     if values[-1] > MAX_CUTOFF:
         raise TrecgainError(f"cutoff {values[-1]} in '{text}' is too large (at most {MAX_CUTOFF})")
