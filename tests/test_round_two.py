@@ -148,3 +148,12 @@ def test_control_characters_in_a_warning_are_escaped(tmp_path):
     lines = out.stderr.split("\n")[:-1]
     assert len(lines) == 1 and lines[0].startswith("trecgain: warning: ")
     assert "run\\nwith\\x1b[31mescape" in lines[0] and "\x1b" not in out.stderr
+
+
+def test_rbp_scales_grades_past_2_to_the_53():
+    """Fractional grades past 2^53 name no level: rbp scales by the judged grades' gains (the
+    largest maps to 1), without building a table of levels."""
+    from trecgain import Evaluator
+
+    result = Evaluator({"q": {"a": 1e20, "b": 1}}, ["rbp"], fractional_grades=True).evaluate({"q": {"a": 1.0, "b": 2.0}})
+    assert abs(result.aggregate["rbp"] - 0.1 * 0.9) < 1e-15  # b (gain 0 once scaled) first, a (gain 1) second

@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::options::{GainPair, GainSpec, Options, Scheme};
 
 /// The largest grade that is a level (every integer up to it is a double).
-const MAX_LEVEL: f64 = 9007199254740992.0;
+pub(crate) const MAX_LEVEL: f64 = 9007199254740992.0;
 /// The largest gain in magnitude: a sum of fewer than 10^8 such gains stays finite.
 pub const MAX_GAIN: f64 = 1e300;
 /// 2^grade - 1 stays within MAX_GAIN up to this grade.
@@ -439,18 +439,7 @@ fn refuse_wide_table(
     num_levels: i64,
     relevance_level: f64,
 ) -> Result<()> {
-    let named = |level: i64| listed.iter().any(|&(l, _)| l == level);
-    let lowest = (0..num_levels).find(|&l| !named(l));
-    let highest = (0..num_levels).rev().find(|&l| !named(l));
-    let gains = listed.iter().map(|&(_, g)| g).chain(
-        lowest
-            .into_iter()
-            .chain(highest)
-            .map(|l| scheme_gain(rule.scheme, l as f64, relevance_level)),
-    );
-    let (min, max) = gains.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), g| {
-        (lo.min(g), hi.max(g))
-    });
+    let (min, max) = table_extremes(rule.scheme, listed, num_levels, relevance_level);
     if max - min >= MAX_GAIN_SPREAD {
         return Err(Error::new(format!(
             "gains from {} to {} are 2^31 or more apart: trec_eval compares gains as ints and \
@@ -460,6 +449,31 @@ fn refuse_wide_table(
         )));
     }
     Ok(())
+}
+
+/// The smallest and largest gain of trec_eval's table for a query of `num_levels` levels:
+/// every level a pair names (`listed`), and the levels 0..num_levels no pair names, whose
+/// scheme gains never decrease with the level (so the lowest and highest of them suffice;
+/// few levels are named, so both searches stop soon however many levels there are).
+/// (inf, -inf) for an empty table.
+pub(crate) fn table_extremes(
+    scheme: Scheme,
+    listed: &[(i64, f64)],
+    num_levels: i64,
+    relevance_level: f64,
+) -> (f64, f64) {
+    let named = |level: i64| listed.iter().any(|&(l, _)| l == level);
+    let lowest = (0..num_levels).find(|&l| !named(l));
+    let highest = (0..num_levels).rev().find(|&l| !named(l));
+    let gains = listed.iter().map(|&(_, g)| g).chain(
+        lowest
+            .into_iter()
+            .chain(highest)
+            .map(|l| scheme_gain(scheme, l as f64, relevance_level)),
+    );
+    gains.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), g| {
+        (lo.min(g), hi.max(g))
+    })
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -7,7 +7,7 @@
 //! on the measures computed before (docs/trec_eval_measures.md). trecgain does what its
 //! comment says: min and max over the table's gains.
 
-use super::gains::{scheme_gain, GainRule, Gains};
+use super::gains::{scheme_gain, table_extremes, GainRule, Gains, MAX_LEVEL};
 use super::{single, Notes, Query};
 use crate::error::Result;
 use crate::options::{Options, Request};
@@ -27,43 +27,31 @@ fn persistence(request: &Request) -> f64 {
     request.params.first().copied().unwrap_or(DEFAULT_P)
 }
 
-/// The smallest and largest gain of the query's gain table: each level a pair names, and
-/// the levels 0 up to the top judged grade that no pair names (the scheme's gains, which
-/// never decrease with the level); fractional grades: the judged grades' gains.
+/// The smallest and largest gain of the query's gain table (gains.rs, `table_extremes`);
+/// fractional grades (and grades past 2^53) have no levels: the judged grades' gains.
 fn extremes(query: &Query, rule: &GainRule, level: f64) -> (f64, f64) {
-    let mut gains: Vec<f64> = rule
+    let listed: Vec<(i64, f64)> = rule
         .pairs
         .iter()
-        .filter(|p| p.level.is_some())
-        .map(|p| p.gain)
+        .filter_map(|p| p.level.map(|l| (l, p.gain)))
         .collect();
-    let named = |grade: f64| {
-        rule.pairs
-            .iter()
-            .any(|p| p.level.map(|l| l as f64) == Some(grade))
-    };
-    if query.judged.iter().any(|g| g.fract() != 0.0) {
-        gains.extend(
+    if query
+        .judged
+        .iter()
+        .any(|g| g.fract() != 0.0 || *g > MAX_LEVEL)
+    {
+        let gains = listed.iter().map(|&(_, g)| g).chain(
             query
                 .judged
                 .iter()
                 .map(|&g| scheme_gain(rule.scheme, g, level)),
         );
-    } else if let Some(&top) = query.judged.first() {
-        // Few levels are named, so both searches stop soon, however large the top grade.
-        let levels = 0..=(top as i64);
-        let lowest = levels.clone().map(|l| l as f64).find(|&l| !named(l));
-        let highest = levels.rev().map(|l| l as f64).find(|&l| !named(l));
-        gains.extend(
-            lowest
-                .into_iter()
-                .chain(highest)
-                .map(|l| scheme_gain(rule.scheme, l, level)),
-        );
+        return gains.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), g| {
+            (lo.min(g), hi.max(g))
+        });
     }
-    let min = gains.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = gains.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    (min, max)
+    let num_levels = query.judged.first().map_or(0, |&top| top as i64 + 1);
+    table_extremes(rule.scheme, &listed, num_levels, level)
 }
 
 /// RBP: (1 - p) times the sum over ranks i of gain(i) p^(i-1).
