@@ -58,6 +58,15 @@ def _is_bool(value: object) -> bool:
     return isinstance(value, bool) or type(value).__name__ in ("bool_", "bool")  # numpy.bool_ too
 
 
+def digits(text: str) -> int:
+    """An optionally signed run of ASCII digits (the caller has checked it) as an int; past 30
+    digits only the sign matters (10^30 is beyond every count, cutoff and level trecgain uses),
+    since int() refuses 4300 digits, leading zeros included."""
+    body = (text[1:] if text[:1] in "+-" else text).lstrip("0") or "0"
+    value = int(body) if len(body) <= 30 else 10**30
+    return -value if text[:1] == "-" else value
+
+
 def integer(value: object) -> int | None:
     """The value as an int if it is a whole number (int, numpy integer; not bool), else None."""
     if type(value) is int:

@@ -17,10 +17,9 @@ def _integer(value: str | None, option: str, minimum: int | None = None) -> int 
     body = text[1:] if text[:1] in "+-" else text
     if not (body.isdigit() and body.isascii()):
         raise TrecgainError(f"option {option} takes a whole number, not '{value}'")
-    digits = body.lstrip("0") or "0"  # int() refuses over 4300 digits, leading zeros included
-    if len(digits) > 30:  # past 10^30 only the sign matters
-        digits = "1" + "0" * 30
-    number = -int(digits) if text[:1] == "-" else int(digits)
+    from .check import digits
+
+    number = digits(text)
     if minimum is not None and number < minimum:
         raise TrecgainError(f"option {option} must be at least {minimum}, not {number}")
     return number

@@ -8,6 +8,7 @@ ranking trec_eval builds from them are computed in the core (core/src/measures/g
 from __future__ import annotations
 
 import math
+from .check import digits
 from .errors import TrecgainError
 from .record import Record
 
@@ -71,16 +72,8 @@ def _level(name: str, compat: str) -> int | None:
     """trec_eval 10 ignores a name that is not an integer; 9.x reads it with atol."""
     body = name[1:] if name[:1] in "+-" else name
     if body.isdigit() and body.isascii():
-        return _whole(name[:1] == "-", body)
+        return digits(name)
     return atol(name) if compat == "9" else None
-
-
-def _whole(negative: bool, digits: str) -> int:
-    """The integer of ASCII digits; beyond 30 digits only its sign matters (a level past 64 bits
-    names no grade, and int() refuses over 4300 digits)."""
-    digits = digits.lstrip("0") or "0"
-    value = int(digits) if len(digits) <= 30 else 10**30
-    return -value if negative else value
 
 
 def atol(text: str) -> int:
@@ -88,12 +81,12 @@ def atol(text: str) -> int:
     s = text.lstrip(" \t\n\v\f\r")
     sign = -1 if s[:1] == "-" else 1
     s = s[1:] if s[:1] in "+-" else s
-    digits = ""
+    run = ""
     for ch in s:
         if not ("0" <= ch <= "9"):
             break
-        digits += ch
-    return _whole(sign < 0, digits) if digits else 0
+        run += ch
+    return digits(("-" if sign < 0 else "") + run) if run else 0
 
 
 def _gain_value(value: str, text: str) -> float:

@@ -10,6 +10,7 @@ there and one record here.  docs/trec_eval_measures.md gives each measure's rule
 from __future__ import annotations
 
 from . import names as names_module
+from .check import digits
 from .errors import TrecgainError
 from .gains import GainSpec, parse_gain_spec
 from .record import Record
@@ -45,7 +46,7 @@ def parse_cutoffs(text: str, compat: str) -> Params:
             raise TrecgainError(f"cutoff '{item[:30]}' in '{text[:60]}' is not a whole number")
         if len(body.lstrip("0")) > 30:  # beyond MAX_CUTOFF in any case (int() refuses 4300 digits)
             raise TrecgainError(f"cutoff '{item[:30]}...' is too large (at most {MAX_CUTOFF})")
-        values.append(int(body.lstrip("0") or "0") * (-1 if head[:1] == "-" else 1))  # int() counts zeros too
+        values.append(digits(head))
     values.sort()
     if values[-1] > MAX_CUTOFF:
         raise TrecgainError(f"cutoff {values[-1]} in '{text}' is too large (at most {MAX_CUTOFF})")
