@@ -1,6 +1,7 @@
 //! The bookkeeping measures: runid and num_q (their per-query values are placeholders; the
 //! summary makes the tag and the count), num_ret, num_rel, num_rel_ret.
 
+use super::precision::Tally;
 use super::{single, Notes, Query};
 use crate::error::Result;
 use crate::options::{Options, Request};
@@ -44,12 +45,7 @@ pub fn num_rel(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let n = query
-        .judged
-        .iter()
-        .filter(|&&g| g >= options.relevance_level)
-        .count();
-    single(out, n as f64);
+    single(out, Tally::of(query, options).rel as f64);
     Ok(())
 }
 
@@ -61,11 +57,6 @@ pub fn num_rel_ret(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let n = query
-        .ranked
-        .iter()
-        .filter(|&&v| v >= 0.0 && v >= options.relevance_level)
-        .count();
-    single(out, n as f64);
+    single(out, Tally::of(query, options).rel_ret as f64);
     Ok(())
 }

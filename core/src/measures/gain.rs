@@ -8,6 +8,7 @@
 //! syntax, so theirs come from the request only when ir_measures' `gains=` gave them.
 
 use super::gains::{GainRule, Gains};
+use super::precision::Tally;
 use super::{cutoffs_of, single, Notes, Query};
 use crate::error::Result;
 use crate::options::{Discount, GainSpec, Options, Request};
@@ -55,14 +56,6 @@ fn ndcg_with(query: &Query, gains: &Gains, discount: Discount) -> f64 {
     } else {
         0.0
     }
-}
-
-fn num_rel(query: &Query, options: &Options) -> usize {
-    query
-        .judged
-        .iter()
-        .filter(|&&g| g >= options.relevance_level)
-        .count()
 }
 
 /// Discounted cumulative gain over the whole ranking.
@@ -295,7 +288,7 @@ pub fn rndcg(
     out: &mut [f64],
 ) -> Result<()> {
     let gains = gains_of(query, request, options, notes)?;
-    if num_rel(query, options) == 0 {
+    if Tally::of(query, options).rel == 0 {
         single(out, 0.0);
         return Ok(());
     }
@@ -396,7 +389,7 @@ pub fn bin_g(
     single(
         out,
         if so_far > 0 {
-            sum / num_rel(query, options) as f64
+            sum / Tally::of(query, options).rel as f64
         } else {
             0.0
         },
