@@ -94,16 +94,19 @@ OPTIONS = (
     (None, "fractional-grades", "fractional_grades", "flag"),
     (None, "err-max-grade", "err_max_grade", "value"),
 )
-_SHORT = {o[0]: o for o in OPTIONS if o[0]}
 _DEFAULTS = {"compat": "10", "discount": "log:2"}
 
 
-def parse_args(args: list[str]) -> tuple[dict, tuple[str, ...]]:
+def parse_args(args: list[str], options: tuple = OPTIONS,
+               defaults: dict | None = None) -> tuple[dict, tuple[str, ...]]:
     """Options by key, and the file names, as GNU getopt_long reads them: bundled short
     flags (-qc), attached values (-l2, -mndcg, --compat=9), unique prefixes of long names,
-    options after file names, and `--` before file names that start with a dash."""
-    values: dict = {key: ([] if takes == "values" else False if takes == "flag" else _DEFAULTS.get(key))
-                    for _, _, key, takes in OPTIONS}
+    options after file names, and `--` before file names that start with a dash.  `options`
+    is a table like OPTIONS (a subcommand has its own)."""
+    defaults = _DEFAULTS if defaults is None else defaults
+    short = {o[0]: o for o in options if o[0]}
+    values: dict = {key: ([] if takes == "values" else False if takes == "flag" else defaults.get(key))
+                    for _, _, key, takes in options}
     files: list[str] = []
     i = 0
     while i < len(args):
@@ -113,11 +116,11 @@ def parse_args(args: list[str]) -> tuple[dict, tuple[str, ...]]:
             break
         if arg.startswith("--"):
             name, eq, attached = arg[2:].partition("=")
-            option = _long_option(name)
+            option = _long_option(name, options)
             i = _take(values, option, f"--{option[1]}", attached if eq else None, args, i)
         elif arg.startswith("-") and arg != "-":
             for k, letter in enumerate(arg[1:], 1):
-                option = _SHORT.get(letter)
+                option = short.get(letter)
                 if option is None:
                     raise UsageError(f"unknown option '-{letter}'")
                 if option[3] != "flag":
@@ -129,9 +132,9 @@ def parse_args(args: list[str]) -> tuple[dict, tuple[str, ...]]:
     return values, tuple(files)
 
 
-def _long_option(name: str) -> tuple:
-    exact = [o for o in OPTIONS if o[1] == name]
-    matches = exact or [o for o in OPTIONS if o[1].startswith(name)] if name else []
+def _long_option(name: str, options: tuple) -> tuple:
+    exact = [o for o in options if o[1] == name]
+    matches = exact or [o for o in options if o[1].startswith(name)] if name else []
     if len(matches) == 1:
         return matches[0]
     if not matches:
@@ -314,8 +317,8 @@ def _text_and_warnings(result, per_query: bool, summary: bool) -> tuple[bytes, l
 def main(argv: list[str] | None = None) -> int:
     """Run the command; errors become one line on stderr and a non-zero exit status."""
     args = sys.argv[1:] if argv is None else list(argv)
-    if args[:1] == ["gdeval"]:
-        return _gdeval(args[1:])
+    if args[:1] and args[0] in SUBCOMMANDS:  # a qrels file of that name is ./gdeval
+        return SUBCOMMANDS[args[0]][0](args[1:])
     try:
         options, files = parse_args(args)
         command(**options, files=files)
@@ -351,6 +354,12 @@ def _gdeval(args: list[str]) -> int:
         return _fail("out of memory", 1)
     return 0
 
+
+#: The subcommands: name -> (function of the arguments after the name, returning the exit
+#: status; one line of help).
+SUBCOMMANDS = {
+    "gdeval": (_gdeval, "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
+}
 
 _ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}
 
