@@ -15,11 +15,13 @@ use pyo3::types::{PyBytes, PyList};
 use trecgain_core::error::Error;
 use trecgain_core::evaluate::{Evaluation, Measuring};
 use trecgain_core::options::{
-    Base, Compat, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary,
+    Base, Compat, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary, Ties,
 };
-use trecgain_core::output::{write_trec, write_trec_streamed, Kind, Layout, LineFormat};
+use trecgain_core::output::{
+    push_number, write_trec, write_trec_streamed, Kind, Layout, LineFormat,
+};
 use trecgain_core::read::{
-    read_qrels, read_qrels_path, read_run, read_run_path, Input, Qrels, Run,
+    read_qrels, read_qrels_path, read_run_path, read_run_with, Input, Qrels, ReadOptions, Run,
 };
 
 /// The core's error as the package's TrecgainError(message, source, line).
@@ -156,12 +158,18 @@ struct PyRun {
 
 #[pymethods]
 impl PyRun {
-    /// Reads a run file from a path or a binary file object.
+    /// Reads a run file from a path or a binary file object, its rank column too when `ranks`.
     #[staticmethod]
-    fn read(py: Python<'_>, source: &Bound<'_, PyAny>, name: String) -> PyResult<Self> {
+    fn read(py: Python<'_>, source: &Bound<'_, PyAny>, name: String, ranks: bool) -> PyResult<Self> {
         let run = match source.extract::<String>() {
-            Ok(path) => py.allow_threads(|| read_run_path(&path)),
-            Err(_) => input(source, name)?.and_then(read_run),
+            Ok(path) => py.allow_threads(|| read_run_path(&path, ranks)),
+            Err(_) => input(source, name)?.and_then(|input| {
+                let options = ReadOptions {
+                    ranks,
+                    ..ReadOptions::default()
+                };
+                read_run_with(input, &options)
+            }),
         };
         Ok(PyRun {
             inner: Arc::new(run.map_err(|e| to_py(py, e))?),
@@ -197,6 +205,18 @@ impl PyRun {
     #[getter]
     fn tag<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.inner.tag)
+    }
+
+    /// Whether the rank column was read (`--ties rank`).
+    #[getter]
+    fn has_ranks(&self) -> bool {
+        self.inner.ranks.len() == self.inner.scores.len()
+    }
+
+    /// Whether every line's score is written as its rank is (the score column holds ranks).
+    #[getter]
+    fn score_is_rank(&self) -> bool {
+        self.inner.score_is_rank
     }
 }
 
@@ -291,7 +311,7 @@ fn options(
         global_gains,
         exact_ideal,
         err_max_grade,
-        num_docs,
+        (num_docs, ties),
     ): (
         f64,
         bool,
@@ -304,7 +324,7 @@ fn options(
         Option<SpecTuple>,
         bool,
         u32,
-        i64,
+        (i64, String),
     ),
 ) -> PyResult<Options> {
     Ok(Options {
@@ -328,6 +348,13 @@ fn options(
         exact_ideal,
         err_max_grade,
         num_docs,
+        ties: match ties.as_str() {
+            "docno" => Ties::Docno,
+            "rank" => Ties::Rank,
+            "average" => Ties::Average,
+            "reversed" => Ties::Reversed,
+            other => return Err(PyValueError::new_err(format!("no tie rule '{other}'"))),
+        },
     })
 }
 
@@ -428,6 +455,52 @@ impl PyEvaluation {
     #[getter]
     fn warnings(&self) -> Vec<String> {
         self.inner.warnings.clone()
+    }
+
+    /// How many printed values differ from another evaluation of the same requests: `all`
+    /// lines, and per-query lines when both kept every query's values (else None). `lines`:
+    /// per value slot, its output line's number when printed per query, else None.
+    fn printed_differences(
+        &self,
+        other: &PyEvaluation,
+        lines: Vec<Option<usize>>,
+    ) -> PyResult<(usize, Option<usize>)> {
+        let (a, b) = (&self.inner, &other.inner);
+        if a.width != b.width || lines.len() != a.width || a.qids.len() != b.qids.len() {
+            return Err(PyValueError::new_err("the evaluations do not have the same lines"));
+        }
+        let printed = |v: f64| {
+            let mut text = Vec::new();
+            push_number(&mut text, v);
+            text
+        };
+        let summaries = (a.summaries.iter().zip(&b.summaries))
+            .filter(|(x, y)| printed(**x) != printed(**y))
+            .count();
+        if !(self.complete() && other.complete()) {
+            return Ok((summaries, None));
+        }
+        let mut differing = std::collections::HashSet::new();
+        for (i, (x, y)) in a.values.iter().zip(&b.values).enumerate() {
+            if let Some(line) = lines[i % a.width] {
+                if printed(*x) != printed(*y) {
+                    differing.insert((i / a.width, line));
+                }
+            }
+        }
+        Ok((summaries, Some(differing.len())))
+    }
+
+    /// Queries in which documents of different relevance values tie (the tie rule decided).
+    #[getter]
+    fn mixed_tie_queries(&self) -> usize {
+        self.inner.mixed_tie_queries
+    }
+
+    /// (qrels queries the run lacks, run queries the qrels lack).
+    #[getter]
+    fn skipped_queries(&self) -> (usize, usize) {
+        (self.inner.queries_not_in_run, self.inner.queries_not_in_qrels)
     }
 
     /// trec_eval's text, handed to `write(chunk)` about a megabyte at a time.

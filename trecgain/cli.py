@@ -46,6 +46,9 @@ def _help_text() -> str:
              "      --exact-ideal              sort gains by value when building the ideal ranking",
              "      --fractional-grades        accept grades such as 2.5 (the grade is the gain, or its exponent)",
              "      --err-max-grade G          err_cut's top grade (default 4, as gdeval.pl)",
+             "      --ties docno|rank|average  tie rule: trec_eval's (score, then docno descending), the rank",
+             "                                 column, or each tied document its group's mean gain (dcg, ndcg,",
+             "                                 ndcg_cut, dcg_cut, ndcg_p, cg_cut, ideal_dcg and the counts)",
              "  -v, --version                  print the version",
              "  -h, --help                     this help",
              "",
@@ -93,8 +96,9 @@ OPTIONS = (
     (None, "exact-ideal", "exact_ideal", "flag"),
     (None, "fractional-grades", "fractional_grades", "flag"),
     (None, "err-max-grade", "err_max_grade", "value"),
+    (None, "ties", "ties", "value"),
 )
-_DEFAULTS = {"compat": "10", "discount": "log:2"}
+_DEFAULTS = {"compat": "10", "discount": "log:2", "ties": "docno"}
 
 
 def parse_args(args: list[str], options: tuple = OPTIONS,
@@ -165,7 +169,8 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
             level: str | None, nosummary: bool, debug: str | None, judged_only: bool, num_docs: str | None,
             max_docs: str | None, rel_format: str | None, results_format: str | None, old_format: bool,
             zscore: str | None, compat: str, jobs: str | None, global_gains: str | None, discount: str,
-            exact_ideal: bool, fractional_grades: bool, err_max_grade: str | None, files: tuple[str, ...]) -> None:
+            exact_ideal: bool, fractional_grades: bool, err_max_grade: str | None, ties: str,
+            files: tuple[str, ...]) -> None:
     """Parse trec_eval's options and print the evaluation."""
     if show_help:
         if measures:
@@ -190,28 +195,31 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
         raise UsageError(f"option --compat takes 10 or 9, not '{compat}'")
     if len(files) < 2:
         raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
+    if ties not in ("docno", "rank", "average"):
+        raise UsageError(f"option --ties takes docno, rank or average, not '{ties}'")
     if files[1:].count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one run only")
     from .evaluate import Evaluator
 
     runs: list = list(files[1:])
     if len(runs) == 1 and runs[0] != "-":
-        runs[0] = _ReadAhead(runs[0])  # the run is read while the qrels are
+        runs[0] = _ReadAhead(runs[0], ties == "rank")  # the run is read while the qrels are
     try:
         evaluator = Evaluator(files[0], measures=list(measures) or ["official"], num_docs=collection_size,
                               relevance_level=_integer(level, "-l") if level is not None else 1,
                               judged_only=judged_only, complete=complete,
                               max_docs=_integer(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
                               discount=discount, exact_ideal=exact_ideal, fractional_grades=fractional_grades,
-                              err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4)
+                              err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
+                              ties=ties)
     finally:
         if isinstance(runs[0], _ReadAhead):
             runs[0].join()  # a thread still in the core must not meet the interpreter's exit
     if isinstance(runs[0], _ReadAhead):
         runs[0] = runs[0].result()  # only now: an error in the qrels is reported first
     outputs = _evaluate_runs(evaluator, tuple(runs), _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
-    for warning in dict.fromkeys(w for _, ws in outputs for w in ws):
-        _say(f"warning: {warning}")
+    for message in dict.fromkeys(m for _, ms in outputs for m in ms):
+        _say(message)
     for output, _ in outputs:  # printed only once every run has been evaluated
         if isinstance(output, bytes):
             _write(output)
@@ -222,7 +230,7 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
 class _ReadAhead:
     """Reads a run file on a second thread (the core reads without holding the interpreter)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, ranks: bool):
         import threading
 
         from .read import read_run
@@ -231,7 +239,7 @@ class _ReadAhead:
 
         def read() -> None:
             try:
-                self._outcome = (read_run(path), None)
+                self._outcome = (read_run(path, ranks), None)
             except BaseException as err:  # handed to the main thread by result()
                 self._outcome = (None, err)
 
@@ -272,8 +280,12 @@ def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool,
     """Each run's result (or, from forked workers with jobs > 1, its trec_eval text) and
     warnings, in the order given."""
     if jobs == 1 or len(runs) == 1:
-        results = [evaluator.evaluate(r, keep_values=False) for r in runs]  # lines measured as written
-        return [(r, r.warnings) for r in results]
+        outputs = []
+        for source in runs:
+            run = evaluator.read_run(source)  # read once: ties_decided may evaluate it again
+            result = evaluator.evaluate(run, keep_values=False)  # lines measured as written
+            outputs.append((result, _messages(evaluator, run, result, per_query, summary)))
+        return outputs
     import multiprocessing
     import os
     from concurrent.futures import ProcessPoolExecutor
@@ -282,7 +294,7 @@ def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool,
     from .read import read_run
 
     # standard input is read here: a worker's is not the command's
-    sources = [read_run(r) if r == "-" else r for r in runs]
+    sources = [read_run(r, evaluator.ties == "rank") if r == "-" else r for r in runs]
     _SHARED.update(evaluator=evaluator, runs=sources, per_query=per_query, summary=summary,
                    parent=os.getpid())  # inherited by fork
     context = multiprocessing.get_context("fork")
@@ -306,12 +318,22 @@ def _quiet_on_interrupt() -> None:
 
 
 def _evaluate_in_worker(index: int) -> tuple[bytes, list[str]]:
-    result = _SHARED["evaluator"].evaluate(_SHARED["runs"][index], keep_values=False)
-    return _text_and_warnings(result, _SHARED["per_query"], _SHARED["summary"])
+    evaluator = _SHARED["evaluator"]
+    run = evaluator.read_run(_SHARED["runs"][index])
+    per_query, summary = _SHARED["per_query"], _SHARED["summary"]
+    result = evaluator.evaluate(run, keep_values=False)
+    return result.to_trec_bytes(per_query, summary), _messages(evaluator, run, result, per_query, summary)
 
 
-def _text_and_warnings(result, per_query: bool, summary: bool) -> tuple[bytes, list[str]]:
-    return result.to_trec_bytes(per_query, summary), result.warnings
+def _messages(evaluator, run, result, per_query: bool, summary: bool) -> list[str]:
+    """The warnings and notes a run's evaluation has for standard error."""
+    notes = list(result.notes)
+    decided = evaluator.ties_decided(run, result, per_query, summary)
+    if decided:
+        notes.append(f"ties between documents of different grades decided {decided} printed "
+                     f"{'value' if decided == 1 else 'values'} of {run.source}: trec_eval orders "
+                     "tied documents by docno, descending (--ties average or --ties rank for another rule)")
+    return [f"warning: {w}" for w in result.warnings] + [f"note: {n}" for n in notes]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from .read import Source
 
 COMPAT_MODES = ("10", "9")
+#: `ties=`: trec_eval's rule (score, then docno descending), the run's rank column, or each tied
+#: document given its group's mean gain (expected values over every ordering of the tie).
+TIE_RULES = ("docno", "rank", "average")
 MAX_EXP_GRADE = 1023
 
 
@@ -35,13 +38,14 @@ class Line(Record):
 
 class Result(Record):
     """What an evaluation produced, in trec_eval's order: the core's Evaluation, the requests,
-    whether queries the run lacks get per-query lines (trec_eval 10 with -c), warnings for
-    the caller to show (the library never prints), and whether the per-query values were kept
+    whether queries the run lacks get per-query lines (trec_eval 10 with -c), warnings and
+    notes (skipped queries, scores that are ranks, ...) for the caller to show (the library
+    never prints), and whether the per-query values were kept
     (`evaluate(run, keep_values=False)`: `per_query`, `lines` and `to_dataframe` raise
     ValueError)."""
 
-    __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values")
-    DEFAULTS = {"warnings": [], "keep_values": True}
+    __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes")
+    DEFAULTS = {"warnings": [], "keep_values": True, "notes": []}
 
     def _kept(self, what: str) -> None:
         if not self.keep_values:
@@ -175,7 +179,7 @@ class Evaluator:
                  judged_only: bool = False, complete: bool = False, max_docs: int | None = None,
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
                  exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4,
-                 num_docs: int = 0):
+                 num_docs: int = 0, ties: str = "docno"):
         compat = _compat(compat)
         measures = check.measures(measures)
         relevance_level = _level(relevance_level)
@@ -190,7 +194,9 @@ class Evaluator:
         fractional_grades = check.flag(fractional_grades, "fractional_grades")
         err_max_grade = check.whole(err_max_grade, "err_max_grade", 0, MAX_EXP_GRADE)
         num_docs = check.whole(num_docs, "num_docs (-N)", 0, check.MAX_EXACT)
-        self.requests = parse_requests(measures, compat)
+        self.notes: list[str] = []  # for the caller to show: measures named twice
+        self.requests = parse_requests(measures, compat, self.notes)
+        self.ties = _ties(ties, self.requests, max_docs)
         self.compat = compat
         self.global_gains = parse_global_gains(global_gains, compat) if global_gains is not None else None
         self.discount = parse_discount(discount)
@@ -210,13 +216,13 @@ class Evaluator:
         9 means trec_eval 10 on float32 scores."""
         return self.compat == "10" or not all(r.measure.in_trec_eval_9 for r in self.requests)
 
-    def _options(self) -> tuple:
-        """The options tuple trecgain._core reads."""
+    def _options(self, ties: str | None = None) -> tuple:
+        """The options tuple trecgain._core reads (`ties`: another tie rule than the evaluator's)."""
         return (float(self.relevance_level), bool(self.judged_only), self.max_docs, bool(self.complete),
                 bool(self.complete and self._follows_10()), self.compat, "10" if self._follows_10() else "9",
                 self.discount.to_core(),
                 self.global_gains.to_core() if self.global_gains else None, bool(self.exact_ideal),
-                int(self.err_max_grade), self.num_docs)
+                int(self.err_max_grade), (self.num_docs, ties or self.ties))
 
     def evaluate(self, run: Source | Any, keep_values: bool = True) -> Result:
         """Evaluate one run (a path, '-', an open file, a core Run, or {qid: {docno: score}}).
@@ -225,10 +231,76 @@ class Evaluator:
         (per-query lines are measured again as they are written), `per_query` does not; memory
         then stays at one block of queries however many queries there are."""
         keep_values = check.flag(keep_values, "keep_values")
-        run = run if isinstance(run, _core.Run) else read_run(run)
+        run = self.read_run(run)
         evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self._options(),
                                     keep_values)
-        return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values)
+        return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
+                      self._notes(run, evaluation))
+
+    def read_run(self, run: Source | Any) -> _core.Run:
+        """The run as the core holds it, with its rank column when ties="rank"."""
+        if isinstance(run, _core.Run):
+            if self.ties == "rank" and not run.has_ranks:
+                raise TrecgainError("ties='rank' needs the run's rank column: give the run file, or read it with "
+                                    "trecgain.read.read_run(path, ranks=True)", run.source)
+            return run
+        return read_run(run, ranks=self.ties == "rank")
+
+    def _notes(self, run: _core.Run, evaluation: Any) -> list[str]:
+        notes = list(self.notes)
+        missing, unjudged = evaluation.skipped_queries
+        name = run.source
+        skipped = []
+        if missing and not self.complete:
+            skipped.append(f"{missing} qrels {_queries(missing)} {name} lacks")
+        if unjudged:
+            skipped.append(f"{unjudged} {_queries(unjudged)} of {name} the qrels lack")
+        if skipped:
+            hint = " (-c averages over every qrels query, a missing one scoring 0)" if missing and not self.complete else ""
+            notes.append(f"skipped {' and '.join(skipped)}{hint}")
+        if run.score_is_rank and self.ties != "rank":
+            notes.append(f"the scores of {name} are its ranks (1, 2, 3, ...): trec_eval ranks by score, highest "
+                         "first, so each ranking is read upside down; --ties rank orders by the rank column")
+        return notes
+
+    def ties_decided(self, run: Source | Any, result: Result, per_query: bool = False,
+                     summary: bool = True) -> int:
+        """How many printed values (4 decimals) of `result` would read otherwise were tied
+        documents of different grades ordered the other way round: the `all` lines, and with
+        `per_query` the per-query lines when the evaluations kept them (small runs). 0 without
+        such ties, or with another tie rule than trec_eval's. It evaluates the run once more."""
+        if self.ties != "docno" or not result.evaluation.mixed_tie_queries:
+            return 0
+        run = self.read_run(run)
+        other = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self._options("reversed"),
+                               False)
+        lines = []
+        for number, (_, _, shown, _, _, slots) in enumerate(result._formats()):
+            lines.extend([number if shown else None] * slots)
+        summaries, queries = result.evaluation.printed_differences(other, lines)
+        return (summaries if summary else 0) + ((queries or 0) if per_query else 0)
+
+
+def _queries(count: int) -> str:
+    return "query" if count == 1 else "queries"
+
+
+def _ties(value: object, requests: list[Request], max_docs: int | None) -> str:
+    """ties=: one of TIE_RULES; "average" only for the measures it is defined for, without -M."""
+    if value not in TIE_RULES:
+        raise TrecgainError(f"ties must be one of {', '.join(TIE_RULES)}, not {check.show(value)}")
+    if value == "average":
+        refused = [r.measure.name for r in requests if not r.measure.tie_average]
+        if refused:
+            from .measures import REGISTRY
+
+            supported = ", ".join(m.name for m in REGISTRY if m.tie_average)
+            raise TrecgainError(f"--ties average (expected values over every ordering of tied documents) is "
+                                f"defined for {supported}; not for {', '.join(dict.fromkeys(refused))}")
+        if max_docs is not None:
+            raise TrecgainError("--ties average does not combine with -M (a cut through a tie group): use a "
+                                "cutoff measure, e.g. ndcg_cut.10")
+    return value  # type: ignore[return-value]
 
 
 def _compat(value: object) -> str:

@@ -136,12 +136,16 @@ class Measure(Record):
     - per_query: printed per query with -q
     - in_trec_eval_9: False for measures new in trec_eval 10 (dcg, ideal_dcg, rbp, rbp_resid, unj)
     - in_trec_eval: False for trecgain's own measures
+    - tie_average: True where `--ties average` is defined: sums of gains (the expected value
+      over every ordering of a tie is the sum with each tied document given the group's mean
+      gain) and the counts no ordering changes
     """
 
     __slots__ = ("name", "help", "parse", "default", "naming", "value", "summary", "per_query",
-                 "in_trec_eval_9", "in_trec_eval")
+                 "in_trec_eval_9", "in_trec_eval", "tie_average")
     DEFAULTS = {"parse": _no_params, "default": Params(), "naming": "plain", "value": "float",
-                "summary": "mean", "per_query": True, "in_trec_eval_9": True, "in_trec_eval": True}
+                "summary": "mean", "per_query": True, "in_trec_eval_9": True, "in_trec_eval": True,
+                "tie_average": False}
 
     def line_names(self, params: Params, text: str | None) -> list[str]:
         if self.naming == "cutoffs":
@@ -174,15 +178,16 @@ def _gain(name: str, help: str, **kw: object) -> Measure:
 
 REGISTRY: tuple[Measure, ...] = (
     Measure("runid", "Run id: the tag of the last run line read.", value="tag", summary="tag",
-            per_query=False),
-    Measure("num_q", "Number of queries evaluated.", value="count", summary="count", per_query=False),
+            per_query=False, tie_average=True),
+    Measure("num_q", "Number of queries evaluated.", value="count", summary="count", per_query=False,
+            tie_average=True),
     Measure("num_ret", "Number of documents retrieved (after -M and -J); the summary is the sum.",
-            value="count", summary="sum"),
+            value="count", summary="sum", tie_average=True),
     Measure("num_rel", "Number of judged documents with grade >= -l; the summary is the sum "
             "(with -c: every judgment with grade > 0, as trec_eval counts).", value="count",
-            summary="sum_judged_relevant"),
+            summary="sum_judged_relevant", tie_average=True),
     Measure("num_rel_ret", "Number of retrieved documents with grade >= -l; the summary is the sum.",
-            value="count", summary="sum"),
+            value="count", summary="sum", tie_average=True),
     Measure("map", "Mean average precision: precision at each relevant retrieved document, summed, "
             "over the number of relevant documents."),
     Measure("gm_map", "Geometric mean of average precision (each AP floored at 0.00001); "
@@ -215,12 +220,13 @@ REGISTRY: tuple[Measure, ...] = (
             naming="params"),
     Measure("binG", "Binary G: 1/log2(2 + nonrelevant before it) averaged over the relevant documents."),
     _gain("G", "Normalised gain with a cost model (trec_eval's experimental G)."),
-    _gain("dcg", "Discounted cumulative gain over the whole ranking.", in_trec_eval_9=False),
-    _gain("ideal_dcg", "DCG of the ideal ranking of all judged documents.", in_trec_eval_9=False),
-    _gain("ndcg", "Normalised DCG over the whole ranking (Jarvelin and Kekalainen)."),
+    _gain("dcg", "Discounted cumulative gain over the whole ranking.", in_trec_eval_9=False, tie_average=True),
+    _gain("ideal_dcg", "DCG of the ideal ranking of all judged documents.", in_trec_eval_9=False,
+          tie_average=True),
+    _gain("ndcg", "Normalised DCG over the whole ranking (Jarvelin and Kekalainen).", tie_average=True),
     _gain("ndcg_rel", "nDCG averaged over the relevant documents."),
     _gain("Rndcg", "nDCG averaged where the ideal gain changes level."),
-    _at("ndcg_cut", "nDCG at cutoffs, grades as gains: -m ndcg_cut.5,10."),
+    _at("ndcg_cut", "nDCG at cutoffs, grades as gains: -m ndcg_cut.5,10.", tie_average=True),
     _at("map_cut", "Average precision of the first k documents (over all relevant): -m map_cut.10."),
     _at("relative_P", "Precision at k relative to the best possible: relevant in the first k over "
         "min(k, R)."),
@@ -246,13 +252,13 @@ REGISTRY: tuple[Measure, ...] = (
         "2^max (max grade 4, --err-max-grade): -m err_cut.10,20 (not in trec_eval).", (5, 10, 20),
         in_trec_eval=False),
     Measure("ndcg_p", "nDCG over the whole ranking with exponential gains 2^grade - 1 (not in trec_eval).",
-            in_trec_eval=False),
+            in_trec_eval=False, tie_average=True),
     _at("cg_cut", "Cumulative gain at cutoffs, undiscounted: -m cg_cut.5,10 (not in trec_eval; "
-        "gains from --global-gains).", in_trec_eval=False),
+        "gains from --global-gains).", in_trec_eval=False, tie_average=True),
     _at("judged", "Fraction of the first min(k, retrieved) documents that the qrels list, whatever "
         "the grade (ir_measures' Judged@k; not in trec_eval).", (10,), in_trec_eval=False),
     _at("dcg_cut", "DCG at cutoffs (ranx's and scikit-learn's DCG@k; not in trec_eval; gains from "
-        "--global-gains).", in_trec_eval=False),
+        "--global-gains).", in_trec_eval=False, tie_average=True),
 )
 
 BY_NAME = {m.name: m for m in REGISTRY}
@@ -302,19 +308,25 @@ class Request(Record):
                 None if self.relevance_level is None else float(self.relevance_level), self.measure.summary)
 
 
-def parse_requests(specs: list[str] | tuple[str, ...], compat: str = "10") -> list[Request]:
+def parse_requests(specs: list[str] | tuple[str, ...], compat: str = "10",
+                   notes: list[str] | None = None) -> list[Request]:
     """Measure arguments (`ndcg_cut.10`, `ndcg.1=2`, `official`, `nDCG@10`) to requests in
-    registry order.  A measure named twice keeps the first parameter list given, as trec_eval does.
-    In compat 9, naming a measure 9.x lacks (dcg, rbp, ...) means trec_eval 10.0 on float32
-    scores, nicknames included (`all_trec` is then 10.0's).
+    registry order.  A measure named twice keeps the first parameter list given, as trec_eval
+    does (said in `notes`, when given).  In compat 9, naming a measure 9.x lacks (dcg, rbp, ...)
+    means trec_eval 10.0 on float32 scores, nicknames included (`all_trec` is then 10.0's).
     """
-    requests = _requests(specs, compat, NICKNAMES["9" if compat == "9" else "10"])
+    said: list[str] = []
+    requests = _requests(specs, compat, NICKNAMES["9" if compat == "9" else "10"], said)
     if compat == "9" and not all(r.measure.in_trec_eval_9 for r in requests):
-        requests = _requests(specs, compat, NICKNAMES["10"])
+        said.clear()
+        requests = _requests(specs, compat, NICKNAMES["10"], said)
+    if notes is not None:
+        notes.extend(said)
     return requests
 
 
-def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict) -> list[Request]:
+def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict,
+              notes: list[str]) -> list[Request]:
     chosen: dict[str, Request] = {}
     for spec in specs:
         if not spec or not spec.isprintable():
@@ -338,6 +350,8 @@ def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict) 
                     raise TrecgainError(f"measure '{spec}': {err.message}") from None
                 if n not in chosen or chosen[n].text is None:
                     chosen[n] = Request(measure, params, text)
+                elif chosen[n].text != text:
+                    notes.append(_named_twice(spec, n, chosen[n].text, text))
             elif n not in chosen:
                 chosen[n] = Request(measure, measure.default, None)
     rank = {m.name: i for i, m in enumerate(REGISTRY)}
@@ -345,6 +359,12 @@ def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict) 
     for r in ordered:
         r.lines = [r.label] if r.label else r.measure.line_names(r.params, r.text)
     return ordered
+
+
+def _named_twice(spec: str, name: str, first: str, then: str) -> str:
+    hint = f": give both in one list, -m {name}.{first},{then}" if BY_NAME[name].naming in ("cutoffs", "points") else ""
+    return (f"-m {spec} is ignored: a measure named twice keeps its first parameters, as trec_eval does "
+            f"({name}.{first}){hint}")
 
 
 def _ir_request(parsed: "names_module.IrMeasure", compat: str) -> Request:

@@ -49,11 +49,15 @@ def read_qrels(source: Source, fractional: bool = False) -> _core.Qrels:
     return _core.Qrels.read(_raw(source, "qrels"), describe(source), fractional)
 
 
-def read_run(source: Source) -> _core.Run:
-    """Read a run file (`qid iter docno rank score tag ...`), or a pytrec_eval-style dict."""
+def read_run(source: Source, ranks: bool = False) -> _core.Run:
+    """Read a run file (`qid iter docno rank score tag ...`), or a pytrec_eval-style dict;
+    with `ranks`, the rank column too (for ties="rank"; a dict has none)."""
     if _is_mapping(source):
+        if ranks:
+            raise TrecgainError("a {qid: {docno: score}} dict has no rank column: ties='rank' needs a run file",
+                                "run")
         return _run_from_dict(source)
-    return _core.Run.read(_raw(source, "run"), describe(source))
+    return _core.Run.read(_raw(source, "run"), describe(source), bool(ranks))
 
 
 def _is_mapping(value: object) -> bool:

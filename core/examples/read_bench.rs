@@ -65,7 +65,7 @@ fn main() {
             lines = if qrels {
                 read_qrels_path(file, false).unwrap().grades.len()
             } else {
-                read_run_path(file).unwrap().scores.len()
+                read_run_path(file, false).unwrap().scores.len()
             };
             times.push(t.elapsed().as_nanos() as f64 / lines as f64);
         }

@@ -12,8 +12,8 @@ use crate::error::{Error, Result};
 use crate::label::{judged_grades, label_ranking, only_judged, stand_in_value};
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, KernelRecord, Notes, Query};
-use crate::options::{Compat, Options, Request, Summary};
-use crate::rank::{check_duplicates, rank_query, Grouping};
+use crate::options::{Compat, Options, Request, Summary, Ties};
+use crate::rank::{check_duplicates, mixed_ties, rank_query, tie_groups, Grouping};
 use crate::read::{Qrels, Run};
 use crate::summary::Totals;
 
@@ -33,6 +33,12 @@ pub struct Evaluation {
     /// The run tag.
     pub tag: Vec<u8>,
     pub warnings: Vec<String>,
+    /// Queries in which documents of different relevance values tie (the tie rule decided).
+    pub mixed_tie_queries: usize,
+    /// Qrels queries the run lacks (evaluated only with -c), and the run's queries the qrels
+    /// lack (never evaluated).
+    pub queries_not_in_run: usize,
+    pub queries_not_in_qrels: usize,
 }
 
 impl Evaluation {
@@ -143,7 +149,9 @@ impl<'a> Measuring<'a> {
         for block in blocks(&self.queries, &self.grouping, self.block) {
             rows.clear();
             rows.resize(block.len() * self.width, 0.0);
-            for w in self.measure_block(block, &mut rows)?.warnings {
+            let block_notes = self.measure_block(block, &mut rows)?;
+            notes.mixed_tie_queries += block_notes.mixed_tie_queries;
+            for w in block_notes.warnings {
                 notes.warn(w);
             }
             visit(block, &rows)?;
@@ -169,7 +177,9 @@ impl<'a> Measuring<'a> {
         });
         let mut notes = Notes::default();
         for outcome in outcomes {
-            for w in outcome?.warnings {
+            let part = outcome?;
+            notes.mixed_tie_queries += part.mixed_tie_queries;
+            for w in part.warnings {
                 notes.warn(w);
             }
         }
@@ -229,6 +239,12 @@ impl<'a> Measuring<'a> {
             summaries: totals.finish(&self.summaries(), self.qrels, self.options.complete),
             tag: self.run.tag.clone(),
             warnings,
+            mixed_tie_queries: notes.mixed_tie_queries,
+            queries_not_in_run: self.grouping.in_run.iter().filter(|&&x| !x).count(),
+            queries_not_in_qrels: self.run.qids.len()
+                - (0..self.run.qids.len())
+                    .filter(|&q| self.qrels.query(self.run.qids.get(q)).is_some())
+                    .count(),
         })
     }
 }
@@ -291,6 +307,27 @@ fn split<'q>(queries: &'q [usize], grouping: &Grouping, parts: usize) -> Vec<&'q
     out
 }
 
+/// -J on a ranking and, with `--ties average`, on its tie groups alongside.
+fn only_judged_tied(
+    values: &[f64],
+    groups: &[u32],
+    average: bool,
+    out: &mut Vec<f64>,
+    out_groups: &mut Vec<u32>,
+) {
+    only_judged(values, out);
+    out_groups.clear();
+    if average {
+        out_groups.extend(
+            values
+                .iter()
+                .zip(groups)
+                .filter(|(&v, _)| v >= 0.0)
+                .map(|(_, &g)| g),
+        );
+    }
+}
+
 /// Ranks, labels and measures some queries into their rows of `out`.
 impl Measuring<'_> {
     fn measure_part(&self, queries: &[usize], out: &mut [f64]) -> Result<Notes> {
@@ -306,19 +343,31 @@ impl Measuring<'_> {
         let mut seen = HashMap::new();
         let (mut rows, mut ranked, mut judged, mut kept, mut filtered) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut groups, mut kept_groups, mut filtered_groups) = (Vec::new(), Vec::new(), Vec::new());
+        let average = options.ties == Ties::Average;
         for (i, &q) in queries.iter().enumerate() {
             rows.clear();
             rows.extend_from_slice(grouping.lines(q));
             rank_query(&mut rows, run, options);
             check_duplicates(&rows, run, &mut seen)?;
             label_ranking(&rows, q, run, qrels, &mut ranked);
+            if options.ties == Ties::Docno && mixed_ties(&rows, &ranked, run, options.compat) {
+                notes.mixed_tie_queries += 1;
+            }
+            if average {
+                tie_groups(&rows, run, options.compat, &mut groups);
+            }
             let absent = !grouping.in_run[q];
             if absent && options.empty_ok && options.max_docs != Some(0) {
                 ranked.push(stand_in_value(qrels, q)); // trec_eval 10's ranking for a query -c brings in
+                if average {
+                    groups.push(0);
+                }
             }
             if options.judged_only {
-                only_judged(&ranked, &mut kept);
+                only_judged_tied(&ranked, &groups, average, &mut kept, &mut kept_groups);
                 std::mem::swap(&mut ranked, &mut kept);
+                std::mem::swap(&mut groups, &mut kept_groups);
             }
             judged_grades(qrels, q, &mut judged);
             let stand_in = absent && options.empty_ok;
@@ -327,15 +376,17 @@ impl Measuring<'_> {
                 judged: &judged,
                 stand_in,
                 tally: None,
+                ties: average.then_some(groups.as_slice()),
             };
             let tally = Some(Tally::count(&whole, options.relevance_level));
             let row = &mut out[i * width..(i + 1) * width];
             for p in planned {
                 let query = if p.request.judged_only && !options.judged_only {
-                    only_judged(&ranked, &mut filtered);
+                    only_judged_tied(&ranked, &groups, average, &mut filtered, &mut filtered_groups);
                     Query {
                         ranked: &filtered,
                         tally: None,
+                        ties: average.then_some(filtered_groups.as_slice()),
                         ..whole
                     }
                 } else {

@@ -161,6 +161,22 @@ pub struct Request {
     pub summary: Summary,
 }
 
+/// How documents with equal scores are ordered (`--ties`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ties {
+    /// trec_eval's rule: score descending, then docno descending (byte order).
+    #[default]
+    Docno,
+    /// The run's rank column ascending, then docno descending (the score is not used).
+    Rank,
+    /// trec_eval's order, and each document of a tie group gets the group's mean gain: the
+    /// expected value over every ordering of the tie (the gain kernels that support it).
+    Average,
+    /// Score descending, then docno ascending: the other way round, used to tell whether
+    /// ties decided a value.
+    Reversed,
+}
+
 /// The run-wide options of one evaluation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
@@ -188,6 +204,8 @@ pub struct Options {
     pub err_max_grade: u32,
     /// `-N`: documents in the collection (utility's fourth coefficient counts the rest).
     pub num_docs: i64,
+    /// `--ties`.
+    pub ties: Ties,
 }
 
 impl Default for Options {
@@ -205,6 +223,7 @@ impl Default for Options {
             exact_ideal: false,
             err_max_grade: 4,
             num_docs: 0,
+            ties: Ties::Docno,
         }
     }
 }

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use hashbrown::HashMap;
 
 use crate::error::{Error, Result};
-use crate::options::{Compat, Options};
+use crate::options::{Compat, Options, Ties};
 use crate::read::{Qrels, Run};
 
 /// Which run lines belong to which qrels query, grouped once per evaluation.
@@ -79,29 +79,64 @@ impl Grouping {
 }
 
 /// The score a ranking sorts by: the double, or with compat 9 the double rounded to f32.
-fn sort_score(score: f64, compat: Compat) -> f64 {
+pub fn sort_score(score: f64, compat: Compat) -> f64 {
     match compat {
         Compat::Ten => score,
         Compat::Nine => score as f32 as f64,
     }
 }
 
-/// Orders `rows` (run lines of one query) as trec_eval ranks them and keeps the first `-M`.
+/// Orders `rows` (run lines of one query) by the tie rule (trec_eval's by default) and keeps
+/// the first `-M`.
 pub fn rank_query(rows: &mut Vec<usize>, run: &Run, options: &Options) {
     let compat = options.compat;
-    rows.sort_unstable_by(|&a, &b| {
+    let by_score = |a: usize, b: usize| {
         let (sa, sb) = (
             sort_score(run.scores[a], compat),
             sort_score(run.scores[b], compat),
         );
-        match sb.partial_cmp(&sa).unwrap_or(Ordering::Equal) {
-            Ordering::Equal => run.docnos.get(b).cmp(run.docnos.get(a)),
-            other => other,
+        sb.partial_cmp(&sa).unwrap_or(Ordering::Equal)
+    };
+    let by_docno = |a: usize, b: usize| run.docnos.get(b).cmp(run.docnos.get(a));
+    match options.ties {
+        Ties::Docno | Ties::Average => {
+            rows.sort_unstable_by(|&a, &b| by_score(a, b).then_with(|| by_docno(a, b)))
         }
-    });
+        Ties::Reversed => {
+            rows.sort_unstable_by(|&a, &b| by_score(a, b).then_with(|| by_docno(b, a)))
+        }
+        Ties::Rank => rows.sort_unstable_by(|&a, &b| {
+            let by_rank = run.ranks[a].partial_cmp(&run.ranks[b]);
+            by_rank.unwrap_or(Ordering::Equal).then_with(|| by_docno(a, b))
+        }),
+    }
     if let Some(m) = options.max_docs {
         rows.truncate(m);
     }
+}
+
+/// Tie groups of a ranking in trec_eval's order: per rank, a group number that changes
+/// exactly where the score does (`--ties average`).
+pub fn tie_groups(rows: &[usize], run: &Run, compat: Compat, out: &mut Vec<u32>) {
+    out.clear();
+    let mut group = 0u32;
+    let mut last = None;
+    for &row in rows {
+        let score = sort_score(run.scores[row], compat);
+        if last.is_some_and(|l| l != score) {
+            group += 1;
+        }
+        last = Some(score);
+        out.push(group);
+    }
+}
+
+/// Whether two documents of different relevance values tie in the ranking (then the tie rule
+/// decides their order). `values` are the labels of `rows`.
+pub fn mixed_ties(rows: &[usize], values: &[f64], run: &Run, compat: Compat) -> bool {
+    rows.windows(2).zip(values.windows(2)).any(|(r, v)| {
+        v[0] != v[1] && sort_score(run.scores[r[0]], compat) == sort_score(run.scores[r[1]], compat)
+    })
 }
 
 /// Refuses a document retrieved twice in one ranking, naming the later line.

@@ -27,11 +27,55 @@ fn gains_of(
     )
 }
 
+/// The gain of each ranked document: from its relevance value, or with `--ties average` the
+/// mean gain of its tie group (the group's gains added in rank order, divided by its size).
+enum RankedGains<'q> {
+    Own(&'q [f64], &'q Gains),
+    Averaged(Vec<f64>),
+}
+
+impl<'q> RankedGains<'q> {
+    fn of(query: &'q Query, gains: &'q Gains) -> Self {
+        let Some(groups) = query.ties else {
+            return RankedGains::Own(query.ranked, gains);
+        };
+        let mut out = Vec::with_capacity(query.ranked.len());
+        let mut start = 0;
+        while start < query.ranked.len() {
+            let end = start + groups[start..].iter().take_while(|&&g| g == groups[start]).count();
+            let mut sum = 0.0;
+            for &v in &query.ranked[start..end] {
+                sum += gains.ranked(v);
+            }
+            let mean = sum / (end - start) as f64;
+            out.extend(std::iter::repeat_n(mean, end - start));
+            start = end;
+        }
+        RankedGains::Averaged(out)
+    }
+
+    #[inline]
+    fn at(&self, i: usize) -> f64 {
+        match self {
+            RankedGains::Own(ranked, gains) => gains.ranked(ranked[i]),
+            RankedGains::Averaged(gains) => gains[i],
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            RankedGains::Own(ranked, _) => ranked.len(),
+            RankedGains::Averaged(gains) => gains.len(),
+        }
+    }
+}
+
 /// DCG over the whole ranking (terms with gain 0 skipped, as trec_eval does).
 fn dcg_of(query: &Query, gains: &Gains, discount: Discount) -> f64 {
+    let ranked = RankedGains::of(query, gains);
     let mut dcg = 0.0;
-    for (i, &v) in query.ranked.iter().enumerate() {
-        let g = gains.ranked(v);
+    for i in 0..ranked.len() {
+        let g = ranked.at(i);
         if g != 0.0 {
             dcg += g / discount.divisor(i);
         }
@@ -151,7 +195,6 @@ pub fn ndcg_cut(
     Ok(())
 }
 
-/// Cumulative gain of the first k documents, undiscounted.
 /// DCG of the first k documents for each cutoff k, into `out`.
 fn dcg_at_cutoffs(
     query: &Query,
@@ -160,11 +203,12 @@ fn dcg_at_cutoffs(
     cutoffs: &[usize],
     out: &mut [f64],
 ) {
+    let ranked = RankedGains::of(query, gains);
     let mut dcg = 0.0;
     let mut i = 0;
     for (slot, &k) in out.iter_mut().zip(cutoffs) {
-        while i < k.min(query.ranked.len()) {
-            let g = gains.ranked(query.ranked[i]);
+        while i < k.min(ranked.len()) {
+            let g = ranked.at(i);
             if g != 0.0 {
                 dcg += g / discount.divisor(i);
             }
@@ -188,6 +232,7 @@ pub fn dcg_cut(
     Ok(())
 }
 
+/// Cumulative gain of the first k documents, undiscounted.
 pub fn cg_cut(
     query: &Query,
     request: &Request,
@@ -197,11 +242,12 @@ pub fn cg_cut(
 ) -> Result<()> {
     let cutoffs = cutoffs_of(request, out)?;
     let gains = gains_of(query, request, options, notes)?;
+    let ranked = RankedGains::of(query, &gains);
     let mut sum = 0.0;
     let mut i = 0;
     for (slot, &k) in out.iter_mut().zip(cutoffs) {
-        while i < k.min(query.ranked.len()) {
-            sum += gains.ranked(query.ranked[i]);
+        while i < k.min(ranked.len()) {
+            sum += ranked.at(i);
             i += 1;
         }
         *slot = sum;

@@ -34,6 +34,9 @@ pub struct Query<'a> {
     /// Its totals at the evaluation's relevance level, when the driver counted them (for the
     /// ranking as the request sees it).
     pub tally: Option<precision::Tally>,
+    /// With `--ties average`: per ranked document, its tie group's number (equal numbers are
+    /// adjacent); the gain kernels give every document its group's mean gain.
+    pub ties: Option<&'a [u32]>,
 }
 
 /// What one measuring part keeps across its queries: warnings (each said once), for the
@@ -41,6 +44,8 @@ pub struct Query<'a> {
 #[derive(Debug, Default)]
 pub struct Notes {
     pub warnings: Vec<String>,
+    /// Queries where documents of different relevance values tie (trec_eval's tie rule decides).
+    pub mixed_tie_queries: usize,
     pub(crate) merge_tables: Vec<std::sync::Arc<gains::MergeTable>>,
 }
 

@@ -40,6 +40,7 @@ fn eval_notes(
             judged,
             stand_in: false,
             tally: None,
+            ties: None,
         },
         req,
         options,
@@ -1054,6 +1055,7 @@ fn cutoffs_must_be_ascending() {
                 judged: &WORKED_JUDGED,
                 stand_in: false,
                 tally: None,
+                ties: None,
             };
             let record = kernel(name).unwrap();
             assert!((record.compute)(

@@ -92,6 +92,8 @@ pub struct ReadOptions {
     /// The size of the input, when known: the columns are reserved once from it and the first
     /// chunk (ignored for gzip).
     pub size_hint: Option<u64>,
+    /// Keep the rank column of a run (for `--ties rank`; otherwise it is not read).
+    pub ranks: bool,
 }
 
 impl Default for ReadOptions {
@@ -100,6 +102,7 @@ impl Default for ReadOptions {
             chunk_bytes: CHUNK_BYTES,
             max_line_bytes: MAX_LINE_BYTES,
             size_hint: None,
+            ranks: false,
         }
     }
 }
@@ -315,6 +318,11 @@ pub struct Run {
     pub scores: Vec<f64>,
     /// Per line: 1-based line number in the file.
     pub lines: Vec<u64>,
+    /// Per line, the rank column, when the run was read for `--ties rank` (else empty).
+    pub ranks: Vec<f64>,
+    /// Whether every line's score is written as its rank is (`1 ... 1`, `2 ... 2`): the score
+    /// column then holds ranks, and trec_eval ranks them upside down.
+    pub score_is_rank: bool,
     /// Tag of the last line read (runid).
     pub tag: Vec<u8>,
     /// Queries given with nothing retrieved (`{qid: {}}` in a dict run): evaluated as empty.
@@ -364,6 +372,8 @@ impl Run {
             docnos: b.docnos,
             scores: b.scores,
             lines: b.lines,
+            ranks: Vec::new(),
+            score_is_rank: false,
             tag: b"unknown".to_vec(),
             empty_qids: empty,
             warnings: Vec::new(),
@@ -415,6 +425,7 @@ pub fn read_run_with(input: Input, options: &ReadOptions) -> Result<Run> {
     let (mut source, limits) = open_source(input, options)?;
     let name = source.name.clone();
     let mut b = RunBuilder::default();
+    b.keep_ranks = options.ranks;
     while let Some(chunk) = source.next_chunk()? {
         b.parse(&chunk, &name, &limits)?;
     }
@@ -442,10 +453,12 @@ pub fn read_qrels_path(path: &str, fractional: bool) -> Result<Qrels> {
     read_qrels_with(Input::open(path)?, fractional, &options)
 }
 
-/// Reads the run file at `path` (`-`: standard input), its columns reserved from its size.
-pub fn read_run_path(path: &str) -> Result<Run> {
+/// Reads the run file at `path` (`-`: standard input), its columns reserved from its size;
+/// its rank column too when `ranks`.
+pub fn read_run_path(path: &str, ranks: bool) -> Result<Run> {
     let options = ReadOptions {
         size_hint: file_size(path),
+        ranks,
         ..ReadOptions::default()
     };
     read_run_with(Input::open(path)?, &options)

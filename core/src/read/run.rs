@@ -61,6 +61,11 @@ pub(crate) struct RunBuilder {
     /// First line holding a CR that does not end it (0: none).
     pub lone_cr_line: u64,
     reserved: bool,
+    /// Read the rank column into `ranks`.
+    pub keep_ranks: bool,
+    pub ranks: Vec<f64>,
+    /// Some line's score is not written as its rank.
+    score_not_rank: bool,
 }
 
 impl RunBuilder {
@@ -146,6 +151,11 @@ impl RunBuilder {
                     ))
                 }
             };
+            let rank = &data[f[6]..f[7]];
+            self.score_not_rank |= rank != &data[f[8]..f[9]];
+            if self.keep_ranks {
+                self.ranks.push(parse_rank(rank, name, line)?);
+            }
             let q = self.qids.intern(qid);
             self.query.push(q);
             self.docnos.push(docno);
@@ -178,6 +188,7 @@ impl RunBuilder {
                 self.lone_cr_line
             ));
         }
+        let score_is_rank = !self.score_not_rank && self.scores.len() > 1;
         self.query.shrink_to_fit();
         self.scores.shrink_to_fit();
         self.lines.shrink_to_fit();
@@ -189,10 +200,27 @@ impl RunBuilder {
             docnos: self.docnos,
             scores: self.scores,
             lines: self.lines,
+            score_is_rank,
+            ranks: self.ranks,
             tag: self.tag,
             empty_qids: Vec::new(),
             warnings,
         })
+    }
+}
+
+/// The rank column of a line, read for `--ties rank`.
+fn parse_rank(rank: &[u8], name: &str, line: u64) -> Result<f64> {
+    match parse_decimal(rank) {
+        Decimal::Value(v) => Ok(v),
+        _ => Err(Error::at(
+            format!(
+                "rank '{}' is not a number (--ties rank orders by the rank column)",
+                show(rank)
+            ),
+            name,
+            line,
+        )),
     }
 }
 

@@ -818,7 +818,7 @@ fn cannot_read() {
         e,
         Error::in_file("cannot read: No such file or directory", missing)
     );
-    let e = read_run_path(missing).err().unwrap();
+    let e = read_run_path(missing, false).err().unwrap();
     assert_eq!(
         e.to_string(),
         format!("{missing}: cannot read: No such file or directory")
@@ -869,7 +869,7 @@ fn paths_and_size_hints() {
     let qrels_path = dir.join("qrels.gz");
     std::fs::write(&run_path, &run).unwrap();
     std::fs::write(&qrels_path, gzip(&qrels)).unwrap();
-    let a = read_run_path(run_path.to_str().unwrap()).unwrap();
+    let a = read_run_path(run_path.to_str().unwrap(), false).unwrap();
     let b = read_run(Input::from_bytes(run_path.to_str().unwrap(), run.clone())).unwrap();
     assert_eq!(view_run(&a), view_run(&b));
     assert_eq!(a.scores.len(), 200_000);
@@ -1199,7 +1199,7 @@ fn read_speed() {
         let mut best = f64::MAX;
         for _ in 0..7 {
             let t = std::time::Instant::now();
-            let r = read_run_path(path.to_str().unwrap()).unwrap();
+            let r = read_run_path(path.to_str().unwrap(), false).unwrap();
             let ns = t.elapsed().as_nanos() as f64 / lines as f64;
             assert_eq!(r.scores.len(), lines);
             best = best.min(ns);
