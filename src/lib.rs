@@ -160,7 +160,12 @@ struct PyRun {
 impl PyRun {
     /// Reads a run file from a path or a binary file object, its rank column too when `ranks`.
     #[staticmethod]
-    fn read(py: Python<'_>, source: &Bound<'_, PyAny>, name: String, ranks: bool) -> PyResult<Self> {
+    fn read(
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        name: String,
+        ranks: bool,
+    ) -> PyResult<Self> {
         let run = match source.extract::<String>() {
             Ok(path) => py.allow_threads(|| read_run_path(&path, ranks)),
             Err(_) => input(source, name)?.and_then(|input| {
@@ -467,7 +472,9 @@ impl PyEvaluation {
     ) -> PyResult<(usize, Option<usize>)> {
         let (a, b) = (&self.inner, &other.inner);
         if a.width != b.width || lines.len() != a.width || a.qids.len() != b.qids.len() {
-            return Err(PyValueError::new_err("the evaluations do not have the same lines"));
+            return Err(PyValueError::new_err(
+                "the evaluations do not have the same lines",
+            ));
         }
         let printed = |v: f64| {
             let mut text = Vec::new();
@@ -500,7 +507,10 @@ impl PyEvaluation {
     /// (qrels queries the run lacks, run queries the qrels lack).
     #[getter]
     fn skipped_queries(&self) -> (usize, usize) {
-        (self.inner.queries_not_in_run, self.inner.queries_not_in_qrels)
+        (
+            self.inner.queries_not_in_run,
+            self.inner.queries_not_in_qrels,
+        )
     }
 
     /// trec_eval's text, handed to `write(chunk)` about a megabyte at a time.

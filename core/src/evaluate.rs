@@ -343,7 +343,8 @@ impl Measuring<'_> {
         let mut seen = HashMap::new();
         let (mut rows, mut ranked, mut judged, mut kept, mut filtered) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut groups, mut kept_groups, mut filtered_groups) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut groups, mut kept_groups, mut filtered_groups) =
+            (Vec::new(), Vec::new(), Vec::new());
         let average = options.ties == Ties::Average;
         for (i, &q) in queries.iter().enumerate() {
             rows.clear();
@@ -382,7 +383,13 @@ impl Measuring<'_> {
             let row = &mut out[i * width..(i + 1) * width];
             for p in planned {
                 let query = if p.request.judged_only && !options.judged_only {
-                    only_judged_tied(&ranked, &groups, average, &mut filtered, &mut filtered_groups);
+                    only_judged_tied(
+                        &ranked,
+                        &groups,
+                        average,
+                        &mut filtered,
+                        &mut filtered_groups,
+                    );
                     Query {
                         ranked: &filtered,
                         tally: None,

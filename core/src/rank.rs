@@ -107,7 +107,9 @@ pub fn rank_query(rows: &mut Vec<usize>, run: &Run, options: &Options) {
         }
         Ties::Rank => rows.sort_unstable_by(|&a, &b| {
             let by_rank = run.ranks[a].partial_cmp(&run.ranks[b]);
-            by_rank.unwrap_or(Ordering::Equal).then_with(|| by_docno(a, b))
+            by_rank
+                .unwrap_or(Ordering::Equal)
+                .then_with(|| by_docno(a, b))
         }),
     }
     if let Some(m) = options.max_docs {
@@ -173,4 +175,70 @@ pub fn check_duplicates<'a>(
 /// Bytes as text for messages (invalid UTF-8 replaced).
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::Run;
+
+    fn run(lines: &[(&str, f64)]) -> Run {
+        Run::from_lines(
+            "r",
+            lines
+                .iter()
+                .map(|(d, s)| (b"q".as_slice(), d.as_bytes(), *s)),
+            Vec::<Vec<u8>>::new(),
+        )
+        .unwrap()
+    }
+
+    fn ranked(run: &Run, ties: Ties) -> Vec<&str> {
+        let options = Options {
+            ties,
+            ..Options::default()
+        };
+        let mut rows: Vec<usize> = (0..run.scores.len()).collect();
+        rank_query(&mut rows, run, &options);
+        rows.iter()
+            .map(|&r| std::str::from_utf8(run.docnos.get(r)).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn tie_rules_order_equal_scores() {
+        let r = run(&[("a", 1.0), ("c", 2.0), ("b", 1.0), ("d", 1.0)]);
+        assert_eq!(ranked(&r, Ties::Docno), ["c", "d", "b", "a"]);
+        assert_eq!(ranked(&r, Ties::Average), ["c", "d", "b", "a"]);
+        assert_eq!(ranked(&r, Ties::Reversed), ["c", "a", "b", "d"]);
+        let mut with_ranks = run(&[("a", 0.0), ("c", 0.0), ("b", 0.0), ("d", 0.0)]);
+        with_ranks.ranks = vec![2.0, 1.0, 2.0, 3.0];
+        assert_eq!(ranked(&with_ranks, Ties::Rank), ["c", "b", "a", "d"]);
+    }
+
+    #[test]
+    fn tie_groups_change_where_the_score_does() {
+        let r = run(&[("a", 3.0), ("b", 2.0), ("c", 2.0), ("d", 1.0)]);
+        let mut groups = Vec::new();
+        tie_groups(&[0, 1, 2, 3], &r, Compat::Ten, &mut groups);
+        assert_eq!(groups, [0, 1, 1, 2]);
+        assert!(mixed_ties(
+            &[0, 1, 2, 3],
+            &[1.0, 0.0, 2.0, 0.0],
+            &r,
+            Compat::Ten
+        ));
+        assert!(!mixed_ties(
+            &[0, 1, 2, 3],
+            &[1.0, 2.0, 2.0, 0.0],
+            &r,
+            Compat::Ten
+        ));
+        // 1 and 1 + 1e-9 are one float32: tied in compat 9 only
+        let close = run(&[("a", 1.0), ("b", 1.0 + 1e-9)]);
+        tie_groups(&[1, 0], &close, Compat::Nine, &mut groups);
+        assert_eq!(groups, [0, 0]);
+        tie_groups(&[1, 0], &close, Compat::Ten, &mut groups);
+        assert_eq!(groups, [0, 1]);
+    }
 }

@@ -42,7 +42,11 @@ impl<'q> RankedGains<'q> {
         let mut out = Vec::with_capacity(query.ranked.len());
         let mut start = 0;
         while start < query.ranked.len() {
-            let end = start + groups[start..].iter().take_while(|&&g| g == groups[start]).count();
+            let end = start
+                + groups[start..]
+                    .iter()
+                    .take_while(|&&g| g == groups[start])
+                    .count();
             let mut sum = 0.0;
             for &v in &query.ranked[start..end] {
                 sum += gains.ranked(v);

@@ -1094,3 +1094,54 @@ fn fractional_gain_tables_have_a_size_limit() {
     let v = eval_notes("ndcg", &[1.0], &judged, &req, &exact, &mut Notes::default()).unwrap()[0];
     assert!(close(v, 0.5 / (2e9 + 0.5 / 3f64.log2())));
 }
+
+/// `--ties average`: the worked example with ranks 2-3 tied (grades 2 and 3) and ranks 5-6
+/// tied (grades 1 and 2): each tied document counts its group's mean grade, by hand.
+#[test]
+fn average_ties_give_each_document_its_groups_mean_gain() {
+    let groups = [0u32, 1, 1, 2, 3, 3];
+    let req = request("dcg_cut", &[2, 3, 6], None);
+    let record = kernel("dcg_cut").unwrap();
+    let mut out = vec![f64::NAN; 3];
+    let query = Query {
+        ranked: &WORKED,
+        judged: &WORKED_JUDGED,
+        stand_in: false,
+        tally: None,
+        ties: Some(&groups),
+    };
+    (record.compute)(
+        &query,
+        &req,
+        &Options::default(),
+        &mut Notes::default(),
+        &mut out,
+    )
+    .unwrap();
+    let d = |rank: f64| (rank + 1.0).log2();
+    let at2 = 3.0 + 2.5 / d(2.0);
+    let at3 = at2 + 2.5 / d(3.0);
+    let at6 = at3 + 0.0 / d(4.0) + 1.5 / d(5.0) + 1.5 / d(6.0);
+    for (got, want) in out.iter().zip([at2, at3, at6]) {
+        assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    }
+    // the whole-ranking sum does not depend on the order within groups: no ties, same DCG
+    let dcg = |ties| {
+        let mut out = [0.0];
+        let q = Query { ties, ..query };
+        (kernel("dcg").unwrap().compute)(
+            &q,
+            &request("dcg", &[], None),
+            &Options::default(),
+            &mut Notes::default(),
+            &mut out,
+        )
+        .unwrap();
+        out[0]
+    };
+    let (tied, plain) = (dcg(Some(&groups)), dcg(None));
+    assert!(
+        (tied - plain).abs() > 1e-3,
+        "rank 2-3 and 5-6 swap gains: {tied} vs {plain}"
+    );
+}
