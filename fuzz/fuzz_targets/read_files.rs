@@ -78,6 +78,7 @@ fn options(chunk: usize) -> ReadOptions {
         chunk_bytes: chunk,
         max_line_bytes: 300,
         size_hint: Some(100),
+        ranks: false,
     }
 }
 
@@ -125,6 +126,23 @@ fuzz_target!(|data: &[u8]| {
         );
     } else if let Err(e) = &big {
         check_error(e);
+    }
+    // with the rank column read (--ties rank): the same run, or an error about a rank
+    let ranks = ReadOptions {
+        ranks: true,
+        ..options(chunk)
+    };
+    match (&small, read_run_with(input(data), &ranks)) {
+        (Ok(plain), Ok(ranked)) => {
+            assert_eq!(run_view(plain), run_view(&ranked));
+            assert_eq!(ranked.ranks.len(), ranked.scores.len());
+        }
+        (Ok(_), Err(e)) => {
+            check_error(&e);
+            assert!(e.message.starts_with("rank '"), "{e:?}");
+        }
+        (Err(_), Err(e)) => check_error(&e),
+        (Err(e), Ok(_)) => panic!("only the reader without ranks failed: {e:?}"),
     }
     // the same bytes compressed: the same outcome
     if data.len() < 4096 && !data.starts_with(&[0x1f, 0x8b]) {
