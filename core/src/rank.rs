@@ -79,7 +79,7 @@ impl Grouping {
 }
 
 /// The score a ranking sorts by: the double, or with compat 9 the double rounded to f32.
-fn sort_score(score: f64, compat: Compat) -> f64 {
+pub(crate) fn sort_score(score: f64, compat: Compat) -> f64 {
     match compat {
         Compat::Ten => score,
         Compat::Nine => score as f32 as f64,
