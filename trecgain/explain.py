@@ -322,8 +322,8 @@ def _text(e: Explanation) -> str:
         out.append(f"judged documents the ranking misses (grade >= {level}, or a positive gain): none")
     out.append("")
     if d["ties"]:
-        rule = "equal scores" + (" as float32 (--compat 9)" if o["compat"] == "9" else "")
-        out.append(f"tied scores ({rule}), ordered by docno, descending, as trec_eval does: {len(d['ties'])} "
+        rule = " (equal as float32: --compat 9)" if o["compat"] == "9" else ""
+        out.append(f"tied scores{rule}, ordered by docno descending as trec_eval does: {len(d['ties'])} "
                    f"group{'s' if len(d['ties']) > 1 else ''}")
         dropped = "dropped by -J" if o["judged_only"] else "dropped (judged_only)"
         for t in d["ties"]:
