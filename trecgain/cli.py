@@ -377,10 +377,18 @@ def _gdeval(args: list[str]) -> int:
     return 0
 
 
+def _explain(args: list[str]) -> int:
+    """`trecgain explain ...`: one query's computation rank by rank (trecgain.explain)."""
+    from . import explain
+
+    return explain.main(args)
+
+
 #: The subcommands: name -> (function of the arguments after the name, returning the exit
 #: status; one line of help).
 SUBCOMMANDS = {
     "gdeval": (_gdeval, "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
+    "explain": (_explain, "one query's computation rank by rank: gains, discounts, ideal ranking, ties"),
 }
 
 _ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}

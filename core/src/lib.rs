@@ -4,6 +4,7 @@
 pub mod arena;
 pub mod error;
 pub mod evaluate;
+pub mod explain;
 pub mod label;
 pub mod measures;
 pub mod options;

@@ -74,6 +74,12 @@ impl<'q> RankedGains<'q> {
     }
 }
 
+/// Each ranked document's gain as the kernels use it (`trecgain explain` shows them).
+pub(crate) fn ranked_gains(query: &Query, gains: &Gains) -> Vec<f64> {
+    let ranked = RankedGains::of(query, gains);
+    (0..ranked.len()).map(|i| ranked.at(i)).collect()
+}
+
 /// DCG over the whole ranking (terms with gain 0 skipped, as trec_eval does).
 fn dcg_of(query: &Query, gains: &Gains, discount: Discount) -> f64 {
     let ranked = RankedGains::of(query, gains);

@@ -126,6 +126,8 @@ pub struct Gains {
 #[derive(Debug, Clone, Copy)]
 struct Row {
     gain: f64,
+    /// The grade of its documents (explain's ideal grade column).
+    grade: f64,
     /// Where its holder sits: position in the unsorted table (stable sort) or in the
     /// merge-sorted table.
     order: i64,
@@ -228,11 +230,13 @@ impl Gains {
             let row = match listed.iter().position(|&(l, _)| l == level) {
                 Some(i) => Row {
                     gain: listed[i].1,
+                    grade,
                     order: i as i64,
                     count,
                 },
                 None => Row {
                     gain: scheme_gain(self.scheme, grade, self.relevance_level),
+                    grade,
                     order: (listed.len() as i64).saturating_add(level),
                     count,
                 },
@@ -293,6 +297,7 @@ impl Gains {
             let (gain, position) = table.holder[grade as usize];
             rows.push(Row {
                 gain,
+                grade,
                 order: position as i64,
                 count,
             });
@@ -327,15 +332,16 @@ impl Gains {
         }
         let gain = |g: f64| scheme_gain(rule.scheme, g, relevance_level);
         let mut ideal: Vec<Row> = Vec::new();
-        for &g in query.judged {
-            let g = gain(g);
+        for &grade in query.judged {
+            let g = gain(grade);
             if g <= 0.0 {
                 break; // grades descend, and so do the gains
             }
             match ideal.last_mut() {
-                Some(run) if run.gain == g => run.count += 1,
+                Some(run) if run.grade == grade => run.count += 1,
                 _ => ideal.push(Row {
                     gain: g,
+                    grade,
                     order: 0,
                     count: 1,
                 }),
@@ -361,8 +367,9 @@ impl Gains {
         } else if let Some(e) = end {
             rows.truncate(e);
         }
+        // (levels of equal gain stay apart: the grades are explain's; the gains are the same)
         rows.dedup_by(|later, earlier| {
-            let same = later.gain == earlier.gain;
+            let same = later.gain == earlier.gain && later.grade == earlier.grade;
             if same {
                 earlier.count += later.count;
             }
@@ -405,6 +412,13 @@ impl Gains {
         self.ideal
             .iter()
             .flat_map(|r| std::iter::repeat_n(r.gain, r.count))
+    }
+
+    /// The grade and the gain at each position of the ideal ranking, top first (explain).
+    pub fn ideal_grades(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.ideal
+            .iter()
+            .flat_map(|r| std::iter::repeat_n((r.grade, r.gain), r.count))
     }
 
     /// Positions of the ideal ranking.

@@ -1,0 +1,916 @@
+//! One query's computation of a DCG-family measure, rank by rank (`trecgain explain`).
+//!
+//! The query is ranked, labeled and filtered (-M, -J, a measure's own judged_only) by the
+//! driver's functions, in the driver's order (`Measuring::measure_part`); its gains come from
+//! `Gains` with the kernel's gain rule, its divisors from `Discount::divisor`, and each row's
+//! sums are added term by term as the kernels add them (gain / divisor, zero gains skipped;
+//! cg_cut undiscounted), so the value at rank k is the bits the kernel gives at cutoff k.
+//! The values of the measure's lines are the kernel's own, called on the same query.
+
+use hashbrown::{HashMap, HashSet};
+
+use crate::error::{Error, Result};
+use crate::label::{judged_grades, label_ranking, only_judged};
+use crate::measures::gain::ranked_gains;
+use crate::measures::gains::{GainRule, Gains};
+use crate::measures::precision::Tally;
+use crate::measures::{kernel, Notes, Query};
+use crate::options::{Discount, GainSpec, Options, Request, Ties};
+use crate::rank::{check_duplicates, rank_query, sort_score, text, tie_groups, Grouping};
+use crate::read::{Qrels, Run};
+
+/// The kernels explain can show, as the Python registry names them.
+pub const SUPPORTED: &[&str] = &[
+    "ndcg",
+    "ndcg_cut",
+    "dcg",
+    "dcg_cut",
+    "ideal_dcg",
+    "ndcg_p",
+    "cg_cut",
+];
+
+/// What a row's value is, per kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// dcg / ideal over the whole ranking (ndcg, ndcg_p): 0 where the ideal is 0.
+    Ndcg,
+    /// ndcg_cut: where the ideal is 0, the DCG with trec_eval's default gains, else 0.
+    NdcgCut,
+    /// The DCG (dcg, dcg_cut).
+    Dcg,
+    /// The ideal DCG (ideal_dcg).
+    Ideal,
+    /// Cumulative gain, undiscounted (cg_cut).
+    Cg,
+}
+
+fn shape(name: &str) -> Option<Shape> {
+    Some(match name {
+        "ndcg" | "ndcg_p" => Shape::Ndcg,
+        "ndcg_cut" => Shape::NdcgCut,
+        "dcg" | "dcg_cut" => Shape::Dcg,
+        "ideal_dcg" => Shape::Ideal,
+        "cg_cut" => Shape::Cg,
+        _ => return None,
+    })
+}
+
+/// A ranked document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Doc {
+    pub docno: Vec<u8>,
+    /// The score as read.
+    pub score: f64,
+    /// The score the ranking sorted by (compat 9: rounded to f32).
+    pub sort_score: f64,
+    /// Its line in the run.
+    pub line: u64,
+}
+
+/// One rank of the computation: the ranked document there (if the ranking reaches it) and
+/// the ideal ranking's document there (if the judged documents reach it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// 1-based.
+    pub rank: usize,
+    pub doc: Option<Doc>,
+    /// The document's relevance value: its grade (>= 0), `label::NOT_IN_QRELS` (-1) or
+    /// `label::UNJUDGED` (-2).
+    pub relevance: Option<f64>,
+    pub gain: Option<f64>,
+    /// The divisor at this rank (1 for cg_cut).
+    pub discount: f64,
+    /// gain / discount as the kernel adds it (0 for a gain of 0, which it skips).
+    pub discounted_gain: Option<f64>,
+    /// The DCG (cg_cut: CG) of the ranks so far.
+    pub dcg: f64,
+    /// The grade of the ideal ranking's document at this rank: a judged document (grade >= 0),
+    /// in the ideal ranking or, past its end (gains <= 0), after it.
+    pub ideal_grade: Option<f64>,
+    /// Its gain, when trec_eval's ideal ranking has it (None past the ideal walk's end).
+    pub ideal_gain: Option<f64>,
+    /// What it adds to the ideal DCG (0 past the ideal walk's end).
+    pub ideal_discounted_gain: Option<f64>,
+    pub ideal_dcg: f64,
+    /// The measure at this rank: nDCG@rank (ndcg, ndcg_cut, ndcg_p), DCG (dcg, dcg_cut),
+    /// ideal DCG (ideal_dcg) or CG (cg_cut).
+    pub value: f64,
+}
+
+/// A judged document the evaluated ranking lacks, with a positive gain or relevant at -l.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Missed {
+    pub docno: Vec<u8>,
+    pub grade: f64,
+    /// The gain a ranked document of this grade gets.
+    pub gain: f64,
+    /// Its rank in the run's whole ranking, when the run has it past -M.
+    pub ranked_at: Option<usize>,
+}
+
+/// A document of a run of equal scores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tied {
+    pub docno: Vec<u8>,
+    pub score: f64,
+    /// Its rank in the whole ranking (before -M and -J).
+    pub rank: usize,
+    /// Its rank in the evaluated ranking (None: past -M, or dropped by -J).
+    pub evaluated_rank: Option<usize>,
+}
+
+/// Documents with the same score (as ranked), ordered by docno descending.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TieGroup {
+    pub sort_score: f64,
+    pub docs: Vec<Tied>,
+}
+
+/// One query's computation of one measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explanation {
+    pub rows: Vec<Row>,
+    /// The kernel's value for each of the request's lines (one per cutoff).
+    pub values: Vec<f64>,
+    pub missed: Vec<Missed>,
+    pub ties: Vec<TieGroup>,
+    /// Documents in the evaluated ranking.
+    pub ranked: usize,
+    /// Positions of the ideal ranking (judged documents with a positive gain, in trec_eval's walk).
+    pub ideal: usize,
+    /// Judged documents (grade >= 0).
+    pub judged: usize,
+    /// Warnings for the caller to show (the run's, and the gain table's).
+    pub warnings: Vec<String>,
+}
+
+/// The qrels index of query `qid`, which both files must have (trec_eval evaluates only
+/// the queries of the run the qrels judge).
+pub fn query_index(qrels: &Qrels, run: &Run, qid: &[u8]) -> Result<usize> {
+    let in_run = run.qids.iter().any(|q| q == qid) || run.empty_qids.iter().any(|q| q == qid);
+    match qrels.query(qid) {
+        Some(q) if in_run => Ok(q),
+        Some(_) => Err(Error::in_file(
+            format!(
+                "query '{}' has no ranking in the run (trecgain evaluates only the run's queries)",
+                text(qid)
+            ),
+            &run.source,
+        )),
+        None if in_run => Err(Error::in_file(
+            format!(
+                "query '{}' is not in the qrels (a query without judgments is not evaluated)",
+                text(qid)
+            ),
+            &qrels.source,
+        )),
+        None => Err(Error::in_file(
+            format!(
+                "query '{}' is not in the qrels, nor in the run {}",
+                text(qid),
+                run.source
+            ),
+            &qrels.source,
+        )),
+    }
+}
+
+/// Explains `request` on qrels query `query` (which the run must have) under `options`,
+/// with at least `min_rows` rows (to line it up with another explanation of the same query)
+/// and, for a cutoff measure, no more than its largest cutoff.
+pub fn explain(
+    qrels: &Qrels,
+    run: &Run,
+    request: &Request,
+    options: &Options,
+    query: usize,
+    min_rows: usize,
+) -> Result<Explanation> {
+    let record = kernel(&request.kernel);
+    let shape = shape(&request.kernel);
+    let (Some(record), Some(shape)) = (record, shape) else {
+        return Err(Error::new(format!(
+            "explain shows {}, not '{}'",
+            SUPPORTED.join(", "),
+            request.kernel
+        )));
+    };
+    let grouping = Grouping::new(run, qrels);
+    if !grouping.in_run.get(query).copied().unwrap_or(false) {
+        return Err(Error::in_file(
+            format!(
+                "query '{}' has no ranking in the run",
+                text(qrels.qids.get(query))
+            ),
+            &run.source,
+        ));
+    }
+    // the driver's steps (Measuring::measure_part), for this query alone
+    let mut rows = grouping.lines(query).to_vec();
+    let mut whole_ranking = rows.clone();
+    rank_query(&mut rows, run, options);
+    let unlimited = Options {
+        max_docs: None,
+        ..options.clone()
+    };
+    rank_query(&mut whole_ranking, run, &unlimited);
+    check_duplicates(&rows, run, &mut HashMap::new())?;
+    let mut ranked = Vec::new();
+    label_ranking(&rows, query, run, qrels, &mut ranked);
+    let mut kept = Vec::new();
+    if options.judged_only {
+        only_judged(&ranked, &mut kept);
+        rows = judged_rows(&rows, &ranked, &kept);
+        std::mem::swap(&mut ranked, &mut kept);
+    }
+    let mut judged = Vec::new();
+    judged_grades(qrels, query, &mut judged);
+    let whole = Query {
+        ranked: &ranked,
+        judged: &judged,
+        stand_in: false,
+        tally: None,
+        ties: None,
+    };
+    let tally = Some(Tally::count(&whole, options.relevance_level));
+    let mut filtered = Vec::new();
+    let (query_seen, rows) = if request.judged_only && !options.judged_only {
+        only_judged(&ranked, &mut filtered);
+        let rows = judged_rows(&rows, &ranked, &filtered);
+        (
+            Query {
+                ranked: &filtered,
+                tally: None,
+                ..whole
+            },
+            rows,
+        )
+    } else {
+        (Query { tally, ..whole }, rows)
+    };
+    // --ties average: the tie groups of the ranking as the measure sees it (-J keeps equal
+    // scores adjacent, so grouping what is left is grouping first and filtering after)
+    let mut groups = Vec::new();
+    let average = options.ties == Ties::Average;
+    if average {
+        tie_groups(&rows, run, options.compat, &mut groups);
+    }
+    let query_seen = Query {
+        ties: average.then_some(groups.as_slice()),
+        ..query_seen
+    };
+    let own = request.relevance_level.map(|level| Options {
+        relevance_level: level,
+        ..options.clone()
+    });
+    let options = own.as_ref().unwrap_or(options);
+
+    let mut notes = Notes::default();
+    let mut values = vec![0.0; record.lines(request)];
+    (record.compute)(&query_seen, request, options, &mut notes, &mut values)?;
+
+    // the gains and the discount the kernel used
+    let exponential = GainSpec::exponential();
+    let rule = if request.kernel == "ndcg_p" {
+        let mut rule = GainRule::of(&exponential);
+        rule.exact_ideal |= options.exact_ideal;
+        rule
+    } else {
+        GainRule::resolve(request.gains.as_ref(), options)
+    };
+    let keep_dcg = GainRule::is_default(request.gains.as_ref(), options);
+    let gains = Gains::new(&query_seen, &rule, options.relevance_level, &mut notes)?;
+    let discount = (shape != Shape::Cg).then_some(options.discount);
+
+    let ranked = query_seen.ranked;
+    let per_rank = ranked_gains(&query_seen, &gains); // averaged over tie groups with --ties average
+    let mut count = ranked.len().max(gains.num_ideal()).max(min_rows);
+    if let Some(&largest) = request.cutoffs.last() {
+        count = count.min(largest);
+    }
+    let mut ideal = gains.ideal_grades();
+    let mut after_ideal = after_walk(&judged, &gains).into_iter();
+    let (mut dcg, mut ideal_dcg) = (0.0, 0.0);
+    let mut out_rows = Vec::with_capacity(count);
+    for i in 0..count {
+        let divisor = discount.map_or(1.0, |d: Discount| d.divisor(i));
+        let (mut doc, mut relevance, mut gain, mut discounted) = (None, None, None, None);
+        if let (Some(&v), Some(&row)) = (ranked.get(i), rows.get(i)) {
+            let g = per_rank[i];
+            let term = match discount {
+                None => {
+                    dcg += g; // cg_cut adds every gain, undivided
+                    g
+                }
+                Some(_) if g != 0.0 => {
+                    let term = g / divisor;
+                    dcg += term;
+                    term
+                }
+                Some(_) => 0.0,
+            };
+            doc = Some(Doc {
+                docno: run.docnos.get(row).to_vec(),
+                score: run.scores[row],
+                sort_score: sort_score(run.scores[row], options.compat),
+                line: run.lines[row],
+            });
+            relevance = Some(v);
+            gain = Some(g);
+            discounted = Some(term);
+        }
+        let (ideal_grade, ideal_gain, ideal_term) = match ideal.next() {
+            Some((grade, g)) => {
+                let term = if discount.is_some() { g / divisor } else { g };
+                ideal_dcg += term;
+                (Some(grade), Some(g), Some(term))
+            }
+            None => match after_ideal.next() {
+                Some(grade) => (Some(grade), None, Some(0.0)),
+                None => (None, None, None),
+            },
+        };
+        let value = match shape {
+            Shape::Ndcg if ideal_dcg > 0.0 => dcg / ideal_dcg,
+            Shape::Ndcg => 0.0,
+            Shape::NdcgCut if ideal_dcg > 0.0 => dcg / ideal_dcg,
+            Shape::NdcgCut if keep_dcg => dcg,
+            Shape::NdcgCut => 0.0,
+            Shape::Dcg | Shape::Cg => dcg,
+            Shape::Ideal => ideal_dcg,
+        };
+        out_rows.push(Row {
+            rank: i + 1,
+            doc,
+            relevance,
+            gain,
+            discount: divisor,
+            discounted_gain: discounted,
+            dcg,
+            ideal_grade,
+            ideal_gain,
+            ideal_discounted_gain: ideal_term,
+            ideal_dcg,
+            value,
+        });
+    }
+
+    let mut warnings = run.warnings.clone();
+    warnings.extend(notes.warnings);
+    Ok(Explanation {
+        rows: out_rows,
+        values,
+        missed: missed(qrels, run, query, &rows, &whole_ranking, &gains, options),
+        ties: ties(run, &whole_ranking, &rows, options),
+        ranked: ranked.len(),
+        ideal: gains.num_ideal(),
+        judged: judged.len(),
+        warnings,
+    })
+}
+
+/// The run lines of a ranking that -J keeps: those whose relevance value it keeps
+/// (`only_judged` gave `kept`, the values of those lines, in order).
+fn judged_rows(rows: &[usize], values: &[f64], kept: &[f64]) -> Vec<usize> {
+    let out: Vec<usize> = rows
+        .iter()
+        .zip(values)
+        .filter(|&(_, &v)| v >= 0.0)
+        .map(|(&r, _)| r)
+        .collect();
+    debug_assert_eq!(out.len(), kept.len(), "only_judged keeps the values >= 0");
+    out
+}
+
+/// The grades of the judged documents trec_eval's ideal walk leaves out (gains <= 0, or the
+/// levels after the walk stopped), highest first.
+fn after_walk(judged: &[f64], gains: &Gains) -> Vec<f64> {
+    let mut in_walk: HashMap<u64, usize> = HashMap::new();
+    for (grade, _) in gains.ideal_grades() {
+        *in_walk.entry(grade.to_bits()).or_default() += 1;
+    }
+    let mut out = Vec::new();
+    for &grade in judged {
+        match in_walk.get_mut(&grade.to_bits()) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => out.push(grade),
+        }
+    }
+    out
+}
+
+/// The judged documents the evaluated ranking lacks that count: a positive gain, or a grade
+/// at the relevance level; highest grade first, then docno.
+fn missed(
+    qrels: &Qrels,
+    run: &Run,
+    query: usize,
+    rows: &[usize],
+    whole_ranking: &[usize],
+    gains: &Gains,
+    options: &Options,
+) -> Vec<Missed> {
+    let retrieved: HashSet<&[u8]> = rows.iter().map(|&r| run.docnos.get(r)).collect();
+    let mut out: Vec<Missed> = (qrels.offsets[query]..qrels.offsets[query + 1])
+        .filter_map(|j| {
+            let (docno, grade) = (qrels.docnos.get(j), qrels.grades[j]);
+            let gain = gains.ranked(grade);
+            let counts = grade >= 0.0 && (gain > 0.0 || grade >= options.relevance_level);
+            (counts && !retrieved.contains(docno)).then(|| Missed {
+                docno: docno.to_vec(),
+                grade,
+                gain,
+                ranked_at: whole_ranking
+                    .iter()
+                    .position(|&r| run.docnos.get(r) == docno)
+                    .map(|p| p + 1),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| b.grade.total_cmp(&a.grade).then(a.docno.cmp(&b.docno)));
+    out
+}
+
+/// Runs of equal scores (as ranked) in the whole ranking, which the docno rule ordered.
+fn ties(run: &Run, whole_ranking: &[usize], rows: &[usize], options: &Options) -> Vec<TieGroup> {
+    let evaluated: HashMap<usize, usize> =
+        rows.iter().enumerate().map(|(i, &r)| (r, i + 1)).collect();
+    let score = |r: usize| sort_score(run.scores[r], options.compat);
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < whole_ranking.len() {
+        let s = score(whole_ranking[start]);
+        let mut end = start + 1;
+        while end < whole_ranking.len() && score(whole_ranking[end]) == s {
+            end += 1;
+        }
+        if end - start > 1 {
+            out.push(TieGroup {
+                sort_score: s,
+                docs: (start..end)
+                    .map(|p| {
+                        let r = whole_ranking[p];
+                        Tied {
+                            docno: run.docnos.get(r).to_vec(),
+                            score: run.scores[r],
+                            rank: p + 1,
+                            evaluated_rank: evaluated.get(&r).copied(),
+                        }
+                    })
+                    .collect(),
+            });
+        }
+        start = end;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluate::evaluate;
+    use crate::options::{Base, Compat, GainPair, Scheme, Summary};
+
+    fn request(kernel: &str, cutoffs: &[usize]) -> Request {
+        Request {
+            kernel: kernel.into(),
+            cutoffs: cutoffs.to_vec(),
+            params: Vec::new(),
+            gains: None,
+            judged_only: false,
+            relevance_level: None,
+            summary: Summary::Mean,
+        }
+    }
+
+    fn qrels(judgments: &[(&str, &str, f64)]) -> Qrels {
+        Qrels::from_judgments(
+            "q.txt",
+            judgments
+                .iter()
+                .map(|&(q, d, g)| (q.as_bytes(), d.as_bytes(), g)),
+            false,
+        )
+        .unwrap()
+    }
+
+    fn run(lines: &[(&str, &str, f64)]) -> Run {
+        Run::from_lines(
+            "r.txt",
+            lines
+                .iter()
+                .map(|&(q, d, s)| (q.as_bytes(), d.as_bytes(), s)),
+            Vec::<Vec<u8>>::new(),
+        )
+        .unwrap()
+    }
+
+    /// The design notes' worked example: grades 3, 2, 3, 0, 1, 2 in rank order.
+    fn worked() -> (Qrels, Run) {
+        let grades = [3.0, 2.0, 3.0, 0.0, 1.0, 2.0];
+        let docnos = ["d1", "d2", "d3", "d4", "d5", "d6"];
+        let j: Vec<(&str, &str, f64)> = docnos
+            .iter()
+            .zip(grades)
+            .map(|(&d, g)| ("1", d, g))
+            .collect();
+        let r: Vec<(&str, &str, f64)> = docnos
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| ("1", d, 99.0 - i as f64))
+            .collect();
+        (qrels(&j), run(&r))
+    }
+
+    fn r3(x: f64) -> String {
+        format!("{x:.3}")
+    }
+
+    #[test]
+    fn the_worked_example_rank_by_rank() {
+        let (q, r) = worked();
+        let e = explain(
+            &q,
+            &r,
+            &request("ndcg_cut", &[6]),
+            &Options::default(),
+            0,
+            0,
+        )
+        .unwrap();
+        // the design notes' tables, rounded to 3 decimals
+        let reciprocal: Vec<String> = e.rows.iter().map(|row| r3(1.0 / row.discount)).collect();
+        assert_eq!(
+            reciprocal,
+            ["1.000", "0.631", "0.500", "0.431", "0.387", "0.356"]
+        );
+        let disc: Vec<String> = e
+            .rows
+            .iter()
+            .map(|row| r3(row.discounted_gain.unwrap()))
+            .collect();
+        assert_eq!(disc, ["3.000", "1.262", "1.500", "0.000", "0.387", "0.712"]);
+        let ideal: Vec<String> = e
+            .rows
+            .iter()
+            .map(|row| r3(row.ideal_discounted_gain.unwrap()))
+            .collect();
+        assert_eq!(
+            ideal,
+            ["3.000", "1.893", "1.000", "0.861", "0.387", "0.000"]
+        );
+        let grades: Vec<f64> = e.rows.iter().map(|row| row.ideal_grade.unwrap()).collect();
+        assert_eq!(grades, [3.0, 3.0, 2.0, 2.0, 1.0, 0.0]);
+        // the design notes' "nDCG at each cutoff" table
+        let dcg: Vec<String> = e.rows.iter().map(|row| r3(row.dcg)).collect();
+        assert_eq!(dcg, ["3.000", "4.262", "5.762", "5.762", "6.149", "6.861"]);
+        let idcg: Vec<String> = e.rows.iter().map(|row| r3(row.ideal_dcg)).collect();
+        assert_eq!(idcg, ["3.000", "4.893", "5.893", "6.754", "7.141", "7.141"]);
+        let ndcg: Vec<String> = e.rows.iter().map(|row| r3(row.value)).collect();
+        assert_eq!(ndcg, ["1.000", "0.871", "0.978", "0.853", "0.861", "0.961"]);
+        // the sixth judged document has gain 0: after trec_eval's ideal walk
+        assert_eq!(e.ideal, 5);
+        assert_eq!(e.rows[5].ideal_gain, None);
+        assert_eq!(e.judged, 6);
+        assert!(e.missed.is_empty() && e.ties.is_empty());
+        // the recorded trec_eval value (h-worked-linear: ndcg_cut_6 0.9608)
+        assert_eq!(format!("{:.4}", e.values[0]), "0.9608");
+    }
+
+    #[test]
+    fn exponential_gains_as_the_design_notes_give_them() {
+        let (q, r) = worked();
+        let options = Options {
+            global_gains: Some(GainSpec::exponential()),
+            ..Options::default()
+        };
+        let e = explain(
+            &q,
+            &r,
+            &request("ndcg_cut", &[1, 2, 3, 4, 5, 6]),
+            &options,
+            0,
+            0,
+        )
+        .unwrap();
+        let last = e.rows.last().unwrap();
+        assert_eq!(
+            (r3(last.dcg), r3(last.ideal_dcg), r3(last.value)),
+            ("13.848".into(), "14.595".into(), "0.949".into())
+        );
+        let exp: Vec<String> = e.rows.iter().map(|row| r3(row.value)).collect();
+        assert_eq!(exp, ["1.000", "0.779", "0.959", "0.872", "0.876", "0.949"]);
+        // ndcg_p: exponential whatever the options say
+        let p = explain(&q, &r, &request("ndcg_p", &[]), &Options::default(), 0, 0).unwrap();
+        assert_eq!(r3(p.values[0]), "0.949");
+    }
+
+    #[test]
+    fn rows_at_each_cutoff_are_the_kernels_bits() {
+        // ties, an unjudged document, one not in the qrels, a relevant one not retrieved
+        let q = qrels(&[
+            ("a", "x1", 2.0),
+            ("a", "x2", 1.0),
+            ("a", "x3", 0.0),
+            ("a", "x4", -1.0),
+            ("a", "x5", 3.0),
+            ("a", "x6", 1.0),
+        ]);
+        let r = run(&[
+            ("a", "x1", 0.5),
+            ("a", "x2", 0.5),
+            ("a", "x3", 0.25),
+            ("a", "x4", 0.7),
+            ("a", "zz", 0.1),
+            ("a", "x6", 0.1),
+        ]);
+        let jk = Options {
+            discount: Discount::Jk(Base::Two),
+            ..Options::default()
+        };
+        let gain_string = GainSpec {
+            text: "1=0.5,2=3".into(),
+            pairs: vec![
+                GainPair {
+                    level: Some(1),
+                    gain: 0.5,
+                },
+                GainPair {
+                    level: Some(2),
+                    gain: 3.0,
+                },
+            ],
+            scheme: Scheme::Linear,
+            exact_ideal: false,
+        };
+        let with_gains = Options {
+            global_gains: Some(gain_string),
+            ..Options::default()
+        };
+        let judged_only = Options {
+            judged_only: true,
+            max_docs: Some(4),
+            compat: Compat::Nine,
+            ..Options::default()
+        };
+        for options in [Options::default(), jk, with_gains, judged_only] {
+            for (name, cutoffs) in [
+                ("ndcg", vec![]),
+                ("ndcg_p", vec![]),
+                ("dcg", vec![]),
+                ("ideal_dcg", vec![]),
+                ("ndcg_cut", vec![1, 2, 3, 5, 100]),
+                ("dcg_cut", vec![2, 4, 10]),
+                ("cg_cut", vec![1, 3, 7]),
+            ] {
+                let req = request(name, &cutoffs);
+                let e = explain(&q, &r, &req, &options, 0, 0).unwrap();
+                let evaluated = evaluate(&q, &r, std::slice::from_ref(&req), &options).unwrap();
+                assert_eq!(e.values.len(), evaluated.width);
+                let ks = if cutoffs.is_empty() {
+                    vec![usize::MAX]
+                } else {
+                    cutoffs
+                };
+                for (line, &k) in ks.iter().enumerate() {
+                    let kernel = evaluated.value(0, line);
+                    assert_eq!(
+                        e.values[line].to_bits(),
+                        kernel.to_bits(),
+                        "{name} line {line}"
+                    );
+                    let at = k.min(e.rows.len());
+                    let row = if at == 0 { 0.0 } else { e.rows[at - 1].value };
+                    assert_eq!(row.to_bits(), kernel.to_bits(), "{name}@{k} {options:?}");
+                }
+            }
+        }
+    }
+
+    /// 60 queries of up to 40 documents, grades -1..4, many ties: at every cutoff, and at the
+    /// end for the whole-ranking measures, the rows' value is the evaluation's, bit for bit.
+    #[test]
+    fn rows_match_the_evaluation_on_many_queries() {
+        let (mut judgments, mut lines) = (Vec::new(), Vec::new());
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for q in 0..60 {
+            let qid = format!("q{q:02}");
+            for d in 0..(next() % 40 + 1) {
+                let docno = format!("d{d}");
+                if next() % 3 != 0 {
+                    judgments.push((qid.clone(), docno.clone(), (next() % 6) as f64 - 1.0));
+                }
+                if next() % 4 != 0 {
+                    lines.push((qid.clone(), docno, (next() % 9) as f64 / 3.0));
+                }
+            }
+            judgments.push((qid.clone(), "anchor".into(), 1.0));
+            lines.push((qid, "anchor".into(), 0.5));
+        }
+        let q = Qrels::from_judgments(
+            "q.txt",
+            judgments
+                .iter()
+                .map(|(a, b, g)| (a.as_bytes(), b.as_bytes(), *g)),
+            false,
+        )
+        .unwrap();
+        let r = Run::from_lines(
+            "r.txt",
+            lines
+                .iter()
+                .map(|(a, b, s)| (a.as_bytes(), b.as_bytes(), *s)),
+            Vec::<Vec<u8>>::new(),
+        )
+        .unwrap();
+        let variants = [
+            Options::default(),
+            Options {
+                discount: Discount::Log(Base::E),
+                global_gains: Some(GainSpec::exponential()),
+                ..Options::default()
+            },
+            Options {
+                judged_only: true,
+                max_docs: Some(7),
+                relevance_level: 2.0,
+                ..Options::default()
+            },
+            Options {
+                discount: Discount::Jk(Base::Other(3.0)),
+                exact_ideal: true,
+                ..Options::default()
+            },
+        ];
+        for options in &variants {
+            for (name, cutoffs) in [
+                ("ndcg", vec![]),
+                ("ndcg_p", vec![]),
+                ("dcg", vec![]),
+                ("ideal_dcg", vec![]),
+                ("ndcg_cut", vec![1, 3, 5, 10, 20, 50]),
+                ("dcg_cut", vec![2, 5, 30]),
+                ("cg_cut", vec![1, 4, 9, 40]),
+            ] {
+                let req = request(name, &cutoffs);
+                let evaluated = evaluate(&q, &r, std::slice::from_ref(&req), options).unwrap();
+                let ks = if cutoffs.is_empty() {
+                    vec![usize::MAX]
+                } else {
+                    cutoffs
+                };
+                for query in 0..q.qids.len() {
+                    let e = explain(&q, &r, &req, options, query, 0).unwrap();
+                    for (line, &k) in ks.iter().enumerate() {
+                        let kernel = evaluated.value(query, line);
+                        assert_eq!(e.values[line].to_bits(), kernel.to_bits());
+                        let at = k.min(e.rows.len());
+                        let row = if at == 0 { 0.0 } else { e.rows[at - 1].value };
+                        assert_eq!(
+                            row.to_bits(),
+                            kernel.to_bits(),
+                            "{name}@{k} query {query} {options:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ranking_labels_missed_documents_and_ties() {
+        let q = qrels(&[
+            ("a", "x1", 2.0),
+            ("a", "x2", 1.0),
+            ("a", "x4", -1.0),
+            ("a", "x5", 3.0),
+            ("a", "x6", 1.0),
+            ("a", "x7", 0.0),
+        ]);
+        let r = run(&[
+            ("a", "x1", 0.5),
+            ("a", "x2", 0.5),
+            ("a", "x4", 0.7),
+            ("a", "zz", 0.2),
+            ("a", "x6", 0.1),
+            // equal to 0.2 in float32 only
+            ("a", "x9", 0.2 + 1e-12),
+        ]);
+        let options = Options {
+            max_docs: Some(5),
+            ..Options::default()
+        };
+        let e = explain(&q, &r, &request("ndcg", &[]), &options, 0, 0).unwrap();
+        let docnos: Vec<&[u8]> = e
+            .rows
+            .iter()
+            .filter_map(|row| row.doc.as_ref().map(|d| d.docno.as_slice()))
+            .collect();
+        // score descending, ties by docno descending; -M 5
+        assert_eq!(docnos, [&b"x4"[..], b"x2", b"x1", b"x9", b"zz"]);
+        let relevance: Vec<f64> = e.rows.iter().filter_map(|row| row.relevance).collect();
+        assert_eq!(relevance, [-2.0, 1.0, 2.0, -1.0, -1.0]);
+        // the ideal ranking 3, 2, 1, 1 is shorter than the ranking; x7 (grade 0) follows it
+        assert_eq!(e.rows.len(), 5);
+        assert_eq!(e.rows[4].ideal_grade, Some(0.0));
+        // x5 not retrieved, x6 past -M (rank 6), x7 has gain 0 and is not relevant
+        let missed: Vec<(&[u8], f64, Option<usize>)> = e
+            .missed
+            .iter()
+            .map(|m| (m.docno.as_slice(), m.grade, m.ranked_at))
+            .collect();
+        assert_eq!(
+            missed,
+            [(&b"x5"[..], 3.0, None), (&b"x6"[..], 1.0, Some(6))]
+        );
+        let groups: Vec<Vec<&[u8]>> = e
+            .ties
+            .iter()
+            .map(|g| g.docs.iter().map(|d| d.docno.as_slice()).collect())
+            .collect();
+        assert_eq!(groups, [vec![&b"x2"[..], b"x1"]]);
+        // compat 9: 0.2 and 0.2 + 1e-12 are one float32, and the docno rule orders them
+        let nine = Options {
+            compat: Compat::Nine,
+            ..options
+        };
+        let e9 = explain(&q, &r, &request("ndcg", &[]), &nine, 0, 0).unwrap();
+        assert_eq!(e9.ties.len(), 2);
+        let near: Vec<(&[u8], usize)> = e9.ties[1]
+            .docs
+            .iter()
+            .map(|d| (d.docno.as_slice(), d.rank))
+            .collect();
+        assert_eq!(near, [(&b"zz"[..], 4), (&b"x9"[..], 5)]);
+        assert_eq!(e9.ties[1].sort_score, 0.2f32 as f64);
+        // -J closes up the ranks: x4 (judged negative) and zz (not in the qrels) go
+        let j = Options {
+            judged_only: true,
+            ..Options::default()
+        };
+        let ej = explain(&q, &r, &request("ndcg_cut", &[3]), &j, 0, 0).unwrap();
+        let kept: Vec<&[u8]> = ej
+            .rows
+            .iter()
+            .filter_map(|row| row.doc.as_ref().map(|d| d.docno.as_slice()))
+            .collect();
+        assert_eq!(kept, [&b"x2"[..], b"x1", b"x6"]);
+        assert_eq!(ej.ties[0].docs[0].evaluated_rank, Some(1));
+        assert_eq!(e.ties[0].docs[0].evaluated_rank, Some(2));
+    }
+
+    #[test]
+    fn rows_stop_at_the_largest_cutoff_and_go_on_for_the_ideal() {
+        let q = qrels(&[("a", "x1", 1.0), ("a", "x2", 2.0), ("a", "x3", 2.0)]);
+        let r = run(&[("a", "x1", 1.0)]);
+        let full = explain(&q, &r, &request("ndcg", &[]), &Options::default(), 0, 0).unwrap();
+        assert_eq!(full.rows.len(), 3);
+        assert!(full.rows[1].doc.is_none() && full.rows[1].gain.is_none());
+        assert_eq!(full.rows[2].ideal_grade, Some(1.0));
+        let cut = explain(
+            &q,
+            &r,
+            &request("ndcg_cut", &[2]),
+            &Options::default(),
+            0,
+            0,
+        )
+        .unwrap();
+        assert_eq!(cut.rows.len(), 2);
+        let padded = explain(&q, &r, &request("dcg", &[]), &Options::default(), 0, 7).unwrap();
+        assert_eq!(padded.rows.len(), 7);
+        assert_eq!(padded.rows[6].value, padded.rows[0].value);
+        assert_eq!(padded.rows[6].ideal_grade, None);
+    }
+
+    #[test]
+    fn unknown_queries_and_measures_are_refused() {
+        let (q, r) = worked();
+        let err = explain(&q, &r, &request("map", &[]), &Options::default(), 0, 0).unwrap_err();
+        assert!(
+            err.message.contains("ndcg_cut") && err.message.contains("'map'"),
+            "{err}"
+        );
+        let err = query_index(&q, &r, b"2").unwrap_err();
+        assert_eq!(err.source.as_deref(), Some("q.txt"));
+        assert!(err.message.contains("'2'"), "{err}");
+        assert_eq!(query_index(&q, &r, b"1").unwrap(), 0);
+        let r2 = run(&[("1", "d1", 1.0), ("7", "d1", 1.0)]);
+        let err = query_index(&q, &r2, b"7").unwrap_err();
+        assert_eq!(err.source.as_deref(), Some("q.txt"));
+        let q2 = qrels(&[("1", "d1", 1.0), ("5", "d1", 1.0)]);
+        let err = query_index(&q2, &r2, b"5").unwrap_err();
+        assert_eq!(err.source.as_deref(), Some("r.txt"));
+        // a document retrieved twice: the driver's error
+        let r3 = run(&[("1", "d1", 1.0), ("1", "d1", 2.0)]);
+        let err = explain(&q, &r3, &request("ndcg", &[]), &Options::default(), 0, 0).unwrap_err();
+        assert!(err.message.contains("retrieved twice"), "{err}");
+    }
+}

@@ -1,0 +1,441 @@
+"""`trecgain explain` and `trecgain.explain.explain`: one query's computation rank by rank.
+
+The expectations come from the design notes' worked example (../shared/design-notes/
+dcg-and-ndcg.txt, "A worked example" and "nDCG at each cutoff", rounded there to 3 decimals),
+from the evaluation itself (explain's values must be its per-query values, bit for bit, on
+every conformance case), and from rules written out here (trec_eval's tie rule, -M, -J).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import pytest
+
+from conftest import CASES, load_case, run_cli
+from trecgain import Evaluator, TrecgainError
+from trecgain.cli import OPTIONS, _integer, parse_args
+from trecgain.explain import SUPPORTED, explain
+from trecgain.measures import parse_requests
+from trecgain.read import read_qrels, read_run
+
+WORKED = CASES / "h-worked-linear"
+W = [str(WORKED / "qrels.txt"), str(WORKED / "run.txt")]
+
+
+def r3(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
+# ---------------------------------------------------------------- (a) the worked example
+
+
+def test_the_worked_example_reproduces_the_design_notes_tables():
+    e = explain(*W, "ndcg_cut.6", "1")
+    rows = e.sides[0].rows
+    assert [r["docno"] for r in rows] == [b"d1", b"d2", b"d3", b"d4", b"d5", b"d6"]
+    assert [r["relevance"] for r in rows] == [3, 2, 3, 0, 1, 2]
+    # "Discount 1/log2(i+1)", and the discount column is its divisor
+    assert [r3(1 / r["discount"]) for r in rows] == ["1.000", "0.631", "0.500", "0.431", "0.387", "0.356"]
+    assert [r3(r["discounted_gain"]) for r in rows] == ["3.000", "1.262", "1.500", "0.000", "0.387", "0.712"]
+    assert [r["ideal_grade"] for r in rows] == [3, 3, 2, 2, 1, 0]
+    assert [r3(r["ideal_discounted_gain"]) for r in rows] == ["3.000", "1.893", "1.000", "0.861", "0.387", "0.000"]
+    # "nDCG at each cutoff"
+    assert [r3(r["dcg"]) for r in rows] == ["3.000", "4.262", "5.762", "5.762", "6.149", "6.861"]
+    assert [r3(r["ideal_dcg"]) for r in rows] == ["3.000", "4.893", "5.893", "6.754", "7.141", "7.141"]
+    assert [r3(r["value"]) for r in rows] == ["1.000", "0.871", "0.978", "0.853", "0.861", "0.961"]
+    assert (r3(rows[-1]["dcg"]), r3(rows[-1]["ideal_dcg"]), r3(e.sides[0].values["ndcg_cut_6"])) == \
+        ("6.861", "7.141", "0.961")
+    assert len(e.sides) == 1 and e.sides[0].gains == "linear" and e.sides[0].discount == "log:2"
+    assert e.missed == [] and e.ties == []
+
+
+def test_the_worked_example_with_exponential_gains_side_by_side():
+    e = explain(*W, "ndcg_cut.1,2,3,4,5,6", "1", global_gains="exp")
+    default, given = e.sides
+    assert (default.name, default.gains, given.name, given.gains) == ("default", "linear", "given", "exp")
+    # exponential gain, discounted: 7, 1.893, 3.5, 0, 0.387, 1.069; the ideal 7, 4.417, 1.5, 1.292, 0.387, 0
+    assert [r3(r["discounted_gain"]) for r in given.rows] == ["7.000", "1.893", "3.500", "0.000", "0.387", "1.069"]
+    assert [r3(r["ideal_discounted_gain"]) for r in given.rows] == \
+        ["7.000", "4.417", "1.500", "1.292", "0.387", "0.000"]
+    last = given.rows[-1]
+    assert (r3(last["dcg"]), r3(last["ideal_dcg"]), r3(last["value"])) == ("13.848", "14.595", "0.949")
+    assert [r3(given.values[f"ndcg_cut_{k}"]) for k in range(1, 7)] == \
+        ["1.000", "0.779", "0.959", "0.872", "0.876", "0.949"]
+    assert [r3(default.values[f"ndcg_cut_{k}"]) for k in range(1, 7)] == \
+        ["1.000", "0.871", "0.978", "0.853", "0.861", "0.961"]
+    # the command shows both, each side its own columns
+    out = run_cli(["explain", "-m", "ndcg_cut.6", "--global-gains", "exp", "--query", "1", *W])
+    assert out.rc == 0, out.stderr
+    text = out.stdout.decode()
+    assert "trec_eval's default: gains linear" in text and "given: gains exp" in text
+    six = [line for line in text.splitlines() if line.split()[:2] == ["6", "d6"]][0]
+    assert "6.8611" in six and "7.1410" in six and "0.9608" in six
+    assert "13.8483" in six and "14.5954" in six and "0.9488" in six
+
+
+def test_the_worked_example_on_the_command_line():
+    out = run_cli(["explain", "-m", "ndcg_cut.6", "--query", "1", *W])
+    assert out.rc == 0 and out.stderr == ""
+    text = out.stdout.decode()
+    rows = _table(text)
+    assert [r[0] for r in rows] == ["1", "2", "3", "4", "5", "6"]
+    assert [r[1] for r in rows] == ["d1", "d2", "d3", "d4", "d5", "d6"]
+    # rank docno score grade gain discount gain/disc DCG ideal ideal-g/d IDCG value
+    assert rows[1] == ["2", "d2", "98.0", "2", "2", "1.5850", "1.2619", "4.2619", "3", "1.8928", "4.8928",
+                       "0.8710"]
+    assert rows[5][-5:] == ["6.8611", "0", "0.0000", "7.1410", "0.9608"]
+    assert "ndcg_cut_6  0.9608 (" in text
+
+
+def test_jarvelin_kekalainen_discounts_from_the_design_notes():
+    e = explain(*W, "ndcg_cut.6", "1", discount="jk:2")
+    given = e.sides[1]
+    assert (r3(given.rows[-1]["dcg"]), r3(given.rows[-1]["ideal_dcg"])) == ("8.097", "8.693")
+    assert [r["discount"] for r in given.rows[:2]] == [1.0, 1.0]  # no discount before rank b = 2
+    assert r3(given.values["ndcg_cut_6"]) == "0.932"
+    assert r3(explain(*W, "ndcg_cut.6", "1", discount="jk:10").sides[1].values["ndcg_cut_6"]) == "1.000"
+    assert r3(explain(*W, "dcg", "1", discount="log:e").sides[1].values["dcg"]) == "9.899"
+
+
+# ---------------------------------------------------------------- (b) the evaluation's values, bit for bit
+
+CASE_IDS = sorted(p.name for p in CASES.iterdir() if p.is_dir())
+#: (case, mode) where the case evaluates (an input error has nothing to explain).
+EVALUATED = [(c, mode) for c in CASE_IDS for mode in ("10", "9") if not load_case(c)["expect"][mode].get("error")]
+#: Explained on every case that asks for no supported measure.
+FIXED = ["ndcg", "ndcg_cut.1,3,10,1000", "dcg", "ideal_dcg", "ndcg_p", "cg_cut.2,5", "dcg_cut.3,20", "nDCG@5",
+         "ndcg.1=3,2=7", "DCG(dcg='exp-log2')@4", "nDCG(judged_only=True)@3", "nDCG(gains={0:0,1:1,2:3})@6"]
+#: Given gains and discounts: explained side by side with trec_eval's default.
+GIVEN = [dict(global_gains="exp", discount="jk:2"), dict(global_gains="binary", discount="log:2"),
+         dict(discount="log:10")]
+
+
+def _spelled(request) -> str:
+    if request.label:
+        return request.label
+    return request.measure.name if request.text is None else f"{request.measure.name}.{request.text}"
+
+
+def _case_measures(options: dict, compat: str) -> list[str]:
+    found = []
+    for m in options["measures"]:
+        try:
+            requests = parse_requests([m], compat)
+        except TrecgainError:
+            continue
+        found += [_spelled(r) for r in requests if r.measure.name in SUPPORTED]
+    return list(dict.fromkeys(found)) or FIXED
+
+
+@pytest.mark.parametrize("case_id, mode", EVALUATED)
+def test_explain_gives_the_evaluations_values(case_id: str, mode: str) -> None:
+    _check_case(case_id, mode, "docno")
+
+
+@pytest.mark.parametrize("case_id, mode", EVALUATED[::5])
+def test_explain_gives_the_evaluations_values_with_averaged_ties(case_id: str, mode: str) -> None:
+    _check_case(case_id, mode, "average")
+
+
+def _check_case(case_id: str, mode: str, ties: str) -> None:
+    case = load_case(case_id)
+    args = [a for a in case["args"] if a not in ("QRELS", "RUN")]
+    options, _ = parse_args(args, OPTIONS)
+    level = _integer(options["level"], "-l") if options["level"] is not None else 1
+    kw = dict(relevance_level=level, judged_only=options["judged_only"],
+              max_docs=_integer(options["max_docs"], "-M", 0), compat=mode, ties=ties)
+    if ties == "average":
+        kw["max_docs"] = None  # --ties average refuses -M
+    qrels = read_qrels(str(CASES / case_id / "qrels.txt"))
+    run = read_run(str(CASES / case_id / "run.txt"))
+    checked = 0
+    for measure in _case_measures(options, mode):
+        # with the case's -c, as recorded; explain has no -c: it explains the queries of the run
+        result = Evaluator(qrels, measures=[measure], complete=options["complete"], **kw).evaluate(run)
+        in_run = dict(zip(result.qids, result.evaluation.in_run))
+        for qid, values in result.per_query.items():
+            if not in_run[qid]:
+                continue
+            e = explain(qrels, run, measure, qid, **kw)
+            (side,) = e.sides
+            assert list(side.values) == list(values), (measure, qid)
+            for (line, value), k in zip(values.items(), e.cutoffs):
+                assert bits(side.values[line]) == bits(value), (case_id, measure, qid, line)
+                rows = side.rows
+                at = len(rows) if k is None else min(k, len(rows))
+                row_value = rows[at - 1]["value"] if at else 0.0
+                assert bits(row_value) == bits(value), (case_id, measure, qid, line, "row", at)
+                checked += 1
+    assert checked or not any(in_run.values())
+
+
+@pytest.mark.parametrize("case_id, mode", EVALUATED[::7])
+def test_both_sides_are_the_evaluations(case_id: str, mode: str) -> None:
+    """With --global-gains or --discount: the given side is the evaluation with them, the
+    default side the evaluation without (every seventh case)."""
+    case = load_case(case_id)
+    args = [a for a in case["args"] if a not in ("QRELS", "RUN")]
+    options, _ = parse_args(args, OPTIONS)
+    level = _integer(options["level"], "-l") if options["level"] is not None else 1
+    kw = dict(relevance_level=level, judged_only=options["judged_only"],
+              max_docs=_integer(options["max_docs"], "-M", 0), compat=mode)
+    qrels = read_qrels(str(CASES / case_id / "qrels.txt"))
+    run = read_run(str(CASES / case_id / "run.txt"))
+    for measure in ["ndcg_cut.2,5", "ndcg", "dcg", "ideal_dcg"]:
+        for given in GIVEN:
+            try:
+                sides = [Evaluator(qrels, measures=[measure], **kw).evaluate(run),
+                         Evaluator(qrels, measures=[measure], **kw, **given).evaluate(run)]
+            except TrecgainError:  # no query in both files; exponential gains of a huge grade
+                continue
+            for qid, values in sides[0].per_query.items():
+                e = explain(qrels, run, measure, qid, **kw, **given)
+                assert [s.name for s in e.sides] == ["default", "given"]
+                assert len(e.sides[0].rows) == len(e.sides[1].rows)
+                for side, result in zip(e.sides, sides):
+                    for line, value in result.per_query[qid].items():
+                        assert bits(side.values[line]) == bits(value), (measure, given, qid, line)
+
+
+# ---------------------------------------------------------------- ranking, ties, missed documents
+
+QRELS = """\
+q 0 a 2
+q 0 b 1
+q 0 c 0
+q 0 d -1
+q 0 e 3
+q 0 f 1
+q 0 g 0
+"""
+# scores: d 0.7; a and b tie at 0.5 (b ranks first: docno descending); zz and y equal only
+# as float32; f past -M 5; e never retrieved
+RUN = """\
+q Q0 a 1 0.5 t
+q Q0 b 2 0.5 t
+q Q0 d 3 0.7 t
+q Q0 zz 4 0.2 t
+q Q0 f 5 0.1 t
+q Q0 y 6 0.200000000001 t
+"""
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.txt").write_text(RUN)
+    return [str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]
+
+
+def _docnos(e) -> list[bytes]:
+    return [r["docno"] for r in e.sides[0].rows if r["docno"] is not None]
+
+
+def test_ranking_ties_and_missed_documents(files):
+    e = explain(*files, "ndcg", "q", max_docs=5)
+    assert _docnos(e) == [b"d", b"b", b"a", b"y", b"zz"]
+    grades = [r["grade"] for r in e.to_dict()["rows"]]
+    assert grades == ["unjudged", 1, 2, "-", "-"]
+    assert [(t["sort_score"], [d["docno"] for d in t["docs"]]) for t in e.ties] == [(0.5, [b"b", b"a"])]
+    assert [(m["docno"], m["grade"], m["ranked_at"]) for m in e.missed] == [(b"e", 3.0, None), (b"f", 1.0, 6)]
+    # compat 9: 0.2 and 0.200000000001 are one float32; the docno rule puts zz first
+    e9 = explain(*files, "ndcg", "q", max_docs=5, compat="9")
+    assert _docnos(e9) == [b"d", b"b", b"a", b"zz", b"y"]
+    near = e9.ties[1]
+    assert [(d["docno"], d["rank"], d["score"]) for d in near["docs"]] == \
+        [(b"zz", 4, 0.2), (b"y", 5, 0.200000000001)]
+    assert near["sort_score"] == struct.unpack("<f", struct.pack("<f", 0.2))[0]
+    text = run_cli(["explain", "-m", "ndcg", "--compat", "9", "-M", "5", "--query", "q", *files]).stdout.decode()
+    assert "as float32" in text and "zz (rank 4, score 0.2), y (rank 5, score 0.200000000001)" in text
+    assert "the run ranks it 6, past -M 5" in text
+
+
+def test_judged_only_closes_up_the_ranks(files):
+    e = explain(*files, "ndcg_cut.3", "q", judged_only=True)
+    assert _docnos(e) == [b"b", b"a", b"f"]  # d (judged negative), zz and y (not in the qrels) dropped
+    assert len(e.sides[0].rows) == 3  # the largest cutoff
+    tie = e.ties[0]["docs"]
+    assert [(d["docno"], d["rank"], d["evaluated_rank"]) for d in tie] == [(b"b", 2, 1), (b"a", 3, 2)]
+
+
+def test_rows_go_on_past_the_ranking_while_the_ideal_has_documents(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 2\n1 0 c 2\n1 0 d 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1 t\n")
+    e = explain(str(tmp_path / "q"), str(tmp_path / "r"), "ndcg", "1")
+    rows = e.sides[0].rows
+    assert [r["ideal_grade"] for r in rows] == [2, 2, 1]  # the grade-0 document adds nothing to the ideal
+    assert rows[1]["docno"] is None and rows[1]["gain"] is None
+    assert explain(str(tmp_path / "q"), str(tmp_path / "r"), "cg_cut.2", "1").sides[0].rows[-1]["rank"] == 2
+
+
+def test_the_library_returns_data_and_prints_nothing(capsys, files):
+    e = explain(*files, "nDCG@3", "q", global_gains="1=1,2=3")
+    assert e.lines == ["nDCG@3"] and e.kernel == "ndcg_cut" and len(e.sides) == 2
+    assert e.options["global_gains"] == "1=1,2=3"
+    assert capsys.readouterr() == ("", "")
+    # dicts in, as the Evaluator takes them
+    d = explain({"q": {"a": 2, "b": 0}}, {"q": {"a": 1.0, "b": 2.0}}, "ndcg", "q")
+    assert [r["docno"] for r in d.sides[0].rows] == [b"b", b"a"]
+
+
+# ---------------------------------------------------------------- (c) errors
+
+
+def _one_line_error(args: list[str], rc: int) -> str:
+    out = run_cli(args)
+    assert out.rc == rc, out
+    assert out.stdout == b""
+    assert len(out.stderr.splitlines()) == 1 and "Traceback" not in out.stderr
+    return out.stderr
+
+
+def test_an_unknown_query_names_it_and_the_file():
+    message = _one_line_error(["explain", "-m", "ndcg", "--query", "no-such-query", *W], 1)
+    assert "'no-such-query'" in message and "qrels.txt" in message
+
+
+def test_a_query_of_the_qrels_the_run_lacks_names_the_run(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1 t\n")
+    message = _one_line_error(["explain", "-m", "ndcg", "--query", "2", str(tmp_path / "q"), str(tmp_path / "r")], 1)
+    assert "'2'" in message and str(tmp_path / "r") in message
+
+
+@pytest.mark.parametrize("measure", ["map", "P@5", "Rndcg", "gain", "ndcg_rel", "err_cut.10"])
+def test_unsupported_measures_are_refused_naming_the_supported(measure):
+    message = _one_line_error(["explain", "-m", measure, "--query", "1", *W], 1)
+    assert f"'{measure}'" in message and "ndcg_cut" in message and "cg_cut" in message
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "ndcg", *W],  # no --query
+    ["--query", "1", *W],  # no -m
+    ["-m", "ndcg", "--query", "1", W[0]],  # one file
+    ["-m", "ndcg", "--query", "1", "-c", *W],  # not an explain option
+    ["-m", "ndcg", "--query", "1", "--format", "xml", *W],
+    ["-m", "ndcg", "--query", "1", "--compat", "8", *W],
+])
+def test_usage_errors_exit_2(args):
+    _one_line_error(["explain", *args], 2)
+
+
+def test_missing_query_is_named():
+    assert "--query" in _one_line_error(["explain", "-m", "ndcg", *W], 2)
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "ndcg", "--query", "1", "--discount", "log:1", *W],
+    ["-m", "ndcg", "--query", "1", "--global-gains", "1=x", *W],
+    ["-m", "ndcg", "--query", "1", "-l", "two", *W],
+    ["-m", "ndcg", "--query", "1", W[0], "/no/such/run"],
+])
+def test_bad_values_exit_1(args):
+    _one_line_error(["explain", *args], 1)
+
+
+def test_library_errors_are_trecgain_errors():
+    with pytest.raises(TrecgainError, match="'map'"):
+        explain(*W, "map", "1")
+    with pytest.raises(TrecgainError, match="'7'"):
+        explain(*W, "ndcg", "7")
+    with pytest.raises(TrecgainError, match="query"):
+        explain(*W, "ndcg", "two words")
+
+
+def test_help():
+    out = run_cli(["explain", "--help"])
+    assert out.rc == 0 and out.stderr == ""
+    text = out.stdout.decode()
+    assert text.startswith("usage: trecgain explain") and "--query" in text and "cg_cut" in text
+
+
+# ---------------------------------------------------------------- (d) JSON
+
+
+def _table(text: str) -> list[list[str]]:
+    """The table's rows, cells split at whitespace (bars dropped)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "docno"])
+    rows = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        rows.append([c for c in line.split() if c != "|"])
+    return rows
+
+
+def _f4(x):
+    return None if x is None else f"{x:.4f}"
+
+
+def _plain(x):
+    if x is None:
+        return None
+    if isinstance(x, str):
+        return x
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def _gain(x):
+    if x is None:
+        return None
+    return str(int(x)) if float(x).is_integer() else f"{x:.4f}".rstrip("0").rstrip(".")
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "ndcg_cut.6", "--query", "1", *W],
+    ["-m", "nDCG@3", "--global-gains", "exp", "--discount", "jk:2", "--query", "1", *W],
+    ["-m", "ndcg", "-M", "5", "--compat", "9", "--query", "q"],
+    ["-m", "cg_cut.2,4", "-J", "--query", "q"],
+    ["-m", "ndcg", "--global-gains", "1=0.3,2=4.25", "--discount", "log:e", "--query", "q"],
+])
+def test_json_parses_and_matches_the_text(args, files):
+    if "--query" in args and args[-1] == "q":
+        args = [*args, *files]
+    text = run_cli(["explain", *args]).stdout.decode()
+    out = run_cli(["explain", "--format", "json", *args])
+    assert out.rc == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["query"] == args[args.index("--query") + 1]
+    assert set(doc) >= {"rows", "sides", "missed", "ties", "options"}
+    rows = _table(text)
+    assert len(rows) == len(doc["rows"])
+    for cells, row in zip(rows, doc["rows"]):
+        expected = [str(row["rank"]), row["docno"], None if row["score"] is None else repr(row["score"]),
+                    _plain(row["grade"])]
+        for side in row["sides"]:
+            expected += [_gain(side["gain"]), _f4(side["discount"]), _f4(side["discounted_gain"]),
+                         _f4(side["dcg"]), _plain(side["ideal_grade"]), _f4(side["ideal_discounted_gain"]),
+                         _f4(side["ideal_dcg"]), _f4(side["value"])]
+        assert cells == [c for c in expected if c is not None]
+    for side in doc["sides"]:
+        for v in side["values"]:
+            assert f"{v['value']:.4f} ({v['value']!r})" in text
+    for m in doc["missed"]:
+        assert any(line.split()[:2] == [m["docno"], _plain(m["grade"])] for line in text.splitlines())
+    for t in doc["ties"]:
+        assert f"score {t['score']!r}: " in text
+    assert doc["options"]["compat"] == ("9" if "9" in args else "10")
+
+
+def test_several_measures_give_several_tables_and_a_json_array():
+    args = ["explain", "-m", "ndcg_cut.3", "-m", "dcg", "--query", "1", *W]
+    text = run_cli(args).stdout.decode()
+    assert text.count("rank  docno") == 2 and "ndcg_cut_3  " in text and "dcg  6.8611" in text
+    docs = json.loads(run_cli([*args, "--format", "json"]).stdout)
+    assert [d["measure"] for d in docs] == ["ndcg_cut.3", "dcg"]
+
+
+def test_averaged_ties_show_each_tied_document_its_groups_mean_gain(files):
+    e = explain(*files, "dcg", "q", ties="average")
+    gains = {r["docno"]: r["gain"] for r in e.sides[0].rows if r["docno"] is not None}
+    assert gains[b"a"] == gains[b"b"] == 1.5  # grades 2 and 1, tied at 0.5
+    assert gains[b"d"] == 0  # judged negative: no gain
+    out = run_cli(["explain", "-m", "dcg", "--ties", "average", "--query", "q", *files])
+    assert out.rc == 0 and "each document given its group's mean gain (--ties average)" in out.stdout.decode()

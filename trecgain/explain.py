@@ -1,0 +1,471 @@
+"""`trecgain explain`: one query's computation of a DCG-family measure, rank by rank.
+
+`explain(qrels, run, measure, query, **options)` returns an `Explanation` (data; the library
+never prints): per rank the ranked document, its grade, gain, discount (the divisor), what it
+adds and the DCG so far, the ideal ranking's grade, what it adds and the ideal DCG so far, and
+the measure there; the value of each of the measure's lines, named as the evaluation names
+them; the judged documents the ranking misses; and the runs of tied scores that trec_eval's
+docno rule ordered.  Every number comes from the core (core/src/explain.rs), which ranks and
+labels the query with the evaluation's own functions and takes the lines' values from the
+kernels: they are the evaluation's, bit for bit.  `main(args)` is the command.
+"""
+
+from __future__ import annotations
+
+from . import check
+from .errors import TrecgainError
+from .record import Record
+
+#: The kernels explain shows, and the ir_measures names that reach them.
+SUPPORTED = ("ndcg", "ndcg_cut", "dcg", "dcg_cut", "ideal_dcg", "ndcg_p", "cg_cut")
+SUPPORTED_TEXT = ("ndcg, ndcg_cut, dcg, dcg_cut, ideal_dcg, ndcg_p and cg_cut (and the ir_measures "
+                  "names nDCG, nDCG@k, DCG and DCG@k)")
+#: What each kernel's value column is.
+_VALUE = {"ndcg": "nDCG", "ndcg_p": "nDCG", "ndcg_cut": "nDCG", "dcg": "DCG", "dcg_cut": "DCG",
+          "ideal_dcg": "IDCG", "cg_cut": "CG"}
+
+
+class Side(Record):
+    """One way of computing the measure: a name (`given`: with the options given; `default`: the
+    same without --global-gains and --discount, linear gains and log2 as trec_eval has them),
+    the gains and discount it used, the value of each line ({line name: value}), and the core's
+    rows."""
+
+    __slots__ = ("name", "gains", "discount", "values", "rows")
+
+
+class Explanation(Record):
+    """One query's computation of one measure (see the module's help).  `sides` has one Side,
+    or two (`default` first) when global gains or a discount other than log:2 were
+    given; `rows`, `missed` and `ties` are the core's, per side for the rows."""
+
+    __slots__ = ("measure", "kernel", "query", "qrels", "run", "options", "lines", "cutoffs", "sides",
+                 "missed", "ties", "counts", "warnings")
+
+    def to_dict(self) -> dict:
+        """The explanation as plain JSON-ready data (docnos as text, grades as numbers or
+        'unjudged' / '-')."""
+        rows = []
+        first = self.sides[0].rows
+        for i, row in enumerate(first):
+            rows.append({"rank": row["rank"], "docno": _docno(row["docno"]), "score": row["score"],
+                         "sort_score": row["sort_score"], "grade": _grade(row),
+                         "sides": [_cells(side.rows[i]) for side in self.sides]})
+        return {
+            "measure": self.measure, "kernel": self.kernel, "query": self.query, "qrels": self.qrels,
+            "run": self.run, "options": dict(self.options),
+            "sides": [{"name": s.name, "gains": s.gains, "discount": s.discount,
+                       "values": [{"line": line, "cutoff": k, "value": s.values[line]}
+                                  for line, k in zip(self.lines, self.cutoffs)]} for s in self.sides],
+            "rows": rows,
+            "missed": [{"docno": _docno(m["docno"]), "grade": _number(m["grade"]), "gain": m["gain"],
+                        "ranked_at": m["ranked_at"]} for m in self.missed],
+            "ties": [{"score": t["sort_score"],
+                      "documents": [{"docno": _docno(d["docno"]), "score": d["score"], "rank": d["rank"],
+                                     "evaluated_rank": d["evaluated_rank"]} for d in t["docs"]]}
+                     for t in self.ties],
+            "counts": dict(self.counts),
+            "warnings": list(self.warnings),
+        }
+
+    def to_json(self) -> str:
+        import json
+
+        return json.dumps(self.to_dict(), indent=1) + "\n"
+
+    def to_text(self) -> str:
+        return _text(self)
+
+
+def _docno(value: bytes | None) -> str | None:
+    return None if value is None else bytes(value).decode("utf-8", "surrogateescape")
+
+
+def _number(x: float | None) -> float | int | None:
+    """A grade as written in qrels: an int when it is a whole number."""
+    if x is None:
+        return None
+    return int(x) if float(x).is_integer() and abs(x) <= 2**53 else x
+
+
+def _grade(row: dict) -> float | int | str | None:
+    v = row["relevance"]
+    if v is None:
+        return None
+    if v == -2.0:
+        return "unjudged"
+    if v == -1.0:
+        return "-"
+    return _number(v)
+
+
+_CELLS = ("gain", "discount", "discounted_gain", "dcg", "ideal_grade", "ideal_gain", "ideal_discounted_gain",
+          "ideal_dcg", "value")
+
+
+def _cells(row: dict) -> dict:
+    out = {key: row[key] for key in _CELLS}
+    out["ideal_grade"] = _number(row["ideal_grade"])
+    return out
+
+
+def _options_of(evaluator, fractional_grades: bool) -> dict:
+    gains = evaluator.global_gains
+    return {"relevance_level": evaluator.relevance_level, "judged_only": evaluator.judged_only,
+            "max_docs": evaluator.max_docs, "compat": evaluator.compat,
+            "global_gains": None if gains is None else gains.text, "discount": evaluator.discount.text,
+            "exact_ideal": evaluator.exact_ideal, "fractional_grades": fractional_grades, "ties": evaluator.ties}
+
+
+def parse_measure(measure: object, compat: str = "10"):
+    """One supported measure (`ndcg_cut.10`, `ndcg.1=1,2=3`, `nDCG@10`) as its Request; anything
+    else is refused, naming what explain supports."""
+    from .measures import parse_requests
+
+    if not isinstance(measure, str) or not measure:
+        raise TrecgainError(f"explain's measure must be a measure name such as 'ndcg_cut.10', not "
+                            f"{check.show(measure)}")
+    requests = parse_requests([measure], compat)
+    if len(requests) != 1 or requests[0].measure.name not in SUPPORTED:
+        raise TrecgainError(f"explain shows {SUPPORTED_TEXT}, not '{measure}'")
+    return requests[0]
+
+
+def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_only: bool = False,
+            max_docs: int | None = None, compat: str = "10", global_gains: str | None = None,
+            discount: str = "log:2", exact_ideal: bool = False, fractional_grades: bool = False,
+            ties: str = "docno") -> Explanation:
+    """Explain `measure` (one of SUPPORTED, or its ir_measures name) on query `query` of `run`
+    against `qrels` (paths, open files, dicts, or the core's Qrels and Run), with the
+    Evaluator's options (`ties="average"`: each tied document shows its group's mean gain).
+    With `global_gains`, or a `discount` other than log:2, the
+    explanation has two sides: trec_eval's default (linear gains, log2) and the given one."""
+    import copy
+
+    from . import _core
+    from .discounts import TREC_EVAL
+    from .evaluate import Evaluator, _compat
+    from .read import read_run
+
+    parse_measure(measure, _compat(compat))  # refused before any file is read
+    evaluator = Evaluator(qrels, measures=[measure], relevance_level=relevance_level, judged_only=judged_only,
+                          max_docs=max_docs, compat=compat, global_gains=global_gains, discount=discount,
+                          exact_ideal=exact_ideal, fractional_grades=fractional_grades, ties=ties)
+    fractional_grades = check.flag(fractional_grades, "fractional_grades")
+    request = evaluator.requests[0]
+    qid = check.key(query, "query", None)
+    core_run = evaluator.read_run(run)
+    sides = [("given", evaluator)]
+    if evaluator.global_gains is not None or evaluator.discount != TREC_EVAL:
+        default = copy.copy(evaluator)  # the same measure as trec_eval computes it: linear gains, log2
+        default.global_gains, default.discount = None, TREC_EVAL
+        sides.insert(0, ("default", default))
+    to_core = request.to_core()
+
+    def run_core(ev, rows: int) -> dict:
+        return _core.explain(ev.qrels, core_run, to_core, ev._options(), qid, rows)
+
+    results = [run_core(ev, 0) for _, ev in sides]
+    longest = max(len(r["rows"]) for r in results)
+    results = [r if len(r["rows"]) == longest else run_core(ev, longest) for r, (_, ev) in zip(results, sides)]
+    lines = list(request.lines)
+    cutoffs = list(request.params.cutoffs) if request.params.cutoffs else [None] * len(lines)
+    out_sides = [Side(name, _gains_text(ev, request), _discount_text(ev, request), dict(zip(lines, r["values"])),
+                      r["rows"]) for (name, ev), r in zip(sides, results)]
+    last = results[-1]
+    warnings = list(dict.fromkeys(w for r in results for w in r["warnings"]))
+    return Explanation(measure, request.measure.name, _docno(qid), evaluator.qrels.source, core_run.source,
+                       _options_of(evaluator, fractional_grades), lines, cutoffs, out_sides, last["missed"],
+                       last["ties"], {"ranked": last["ranked"], "judged": last["judged"],
+                                      "ideal": [r["ideal"] for r in results]}, warnings)
+
+
+def _gains_text(evaluator, request) -> str:
+    """The gains a side's kernel used, as the user would write them."""
+    if request.measure.name == "ndcg_p":
+        return "exp"
+    spec = request.params.gains or evaluator.global_gains
+    if spec is None:
+        return "linear"
+    return spec.text
+
+
+def _discount_text(evaluator, request) -> str:
+    return "none" if request.measure.name == "cg_cut" else evaluator.discount.text
+
+
+def _describe_gains(text: str) -> str:
+    return {"linear": "linear (gain = grade)", "exp": "exp (2^grade - 1)",
+            "binary": "binary (1 if grade >= -l, else 0)"}.get(text, f"'{text}' (other levels: their grade)")
+
+
+def _describe_discount(text: str) -> str:
+    if text == "none":
+        return "none (cumulative gain)"
+    kind, _, base = text.partition(":")
+    log = {"2": "log2", "e": "ln", "10": "log10"}.get(base, f"log_{base}")
+    if kind == "jk":
+        return f"{text} (1 before rank {base}, then {log}(rank))"
+    return f"{text} ({log}(rank + 1))"
+
+
+# ---------------------------------------------------------------- text
+
+
+def _f4(x: float | None) -> str:
+    return "" if x is None else f"{x:.4f}"
+
+
+def _plain(x: float | int | None) -> str:
+    """A grade or a gain: a whole number without decimals, anything else in full."""
+    if x is None:
+        return ""
+    if isinstance(x, str):
+        return x
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e16 else repr(float(x))
+
+
+def _gain(x: float | None) -> str:
+    """A gain: a whole number without decimals, anything else to 4 decimals, trailing zeros dropped."""
+    if x is None:
+        return ""
+    if float(x).is_integer() and abs(x) < 1e16:
+        return str(int(x))
+    return f"{x:.4f}".rstrip("0").rstrip(".") if abs(x) < 1e16 else f"{x:.4g}"
+
+
+def _score(x: float | None) -> str:
+    return "" if x is None else repr(float(x))
+
+
+def _table(header: list[str], rows: list[list[str]], left: set[int] = frozenset(),
+           groups: list[int] | None = None, titles: list[str] | None = None) -> list[str]:
+    """Aligned columns (numbers to the right, the columns in `left` to the left); with `groups`
+    (columns per group), a bar between the groups and, with `titles`, a line naming them."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    groups = groups or [len(header)]
+    bounds = [sum(groups[:k]) for k in range(len(groups) + 1)]
+
+    def pad(i: int, c: str) -> str:
+        return c.ljust(widths[i]) if i in left else c.rjust(widths[i])
+
+    def line(cells: list[str]) -> list[str]:
+        return ["  ".join(pad(i, cells[i]) for i in range(bounds[k], bounds[k + 1])) for k in range(len(groups))]
+
+    out = [" | ".join(line(cells)).rstrip() for cells in [header] + rows]
+    if titles:
+        blocks = line(header)
+        out.insert(0, " | ".join(t.ljust(len(b)) for t, b in zip(titles, blocks)).rstrip())
+    return out
+
+
+_SIDE = {"default": "trec_eval's default", "given": "given"}
+
+
+def _text(e: Explanation) -> str:
+    d = e.to_dict()
+    o = d["options"]
+    out = [f"explain {e.measure} for query {e.query}: qrels {e.qrels}, run {e.run}"]
+    opts = [f"-l {o['relevance_level']}"] + (["-J"] if o["judged_only"] else [])
+    opts += [f"-M {o['max_docs']}"] if o["max_docs"] is not None else []
+    opts += [f"--compat {o['compat']}"] + (["--exact-ideal"] if o["exact_ideal"] else [])
+    opts += ["--fractional-grades"] if o["fractional_grades"] else []
+    out.append("options: " + " ".join(opts))
+    counts = d["counts"]
+    ideal = " / ".join(str(n) for n in dict.fromkeys(counts["ideal"]))
+    out.append(f"{counts['ranked']} documents ranked, {counts['judged']} judged; the ideal ranking: {ideal} of them "
+               "(the judged documents by gain, down to the last positive gain)")
+    for s in d["sides"]:
+        who = f"{_SIDE[s['name']]}: " if len(d["sides"]) > 1 else ""
+        out.append(f"{who}gains {_describe_gains(s['gains'])}, discount {_describe_discount(s['discount'])}")
+    value = _VALUE[e.kernel]
+    running, ideal_running = ("CG", "ICG") if e.kernel == "cg_cut" else ("DCG", "IDCG")
+    out.append(f"columns: discount = the divisor; gain/disc = what the document adds to {running}; ideal = the "
+               f"ideal ranking's grade there; value = {value} at that rank")
+    out.append("")
+    side_header = ["gain", "discount", "gain/disc", running, "ideal", "ideal g/d", ideal_running, "value"]
+    header = ["rank", "docno", "score", "grade"]
+    rows = []
+    for r in d["rows"]:
+        cells = [str(r["rank"]), r["docno"] or "", _score(r["score"]), _plain(r["grade"])]
+        for c in r["sides"]:
+            cells += [_gain(c["gain"]), _f4(c["discount"]), _f4(c["discounted_gain"]), _f4(c["dcg"]),
+                      _plain(c["ideal_grade"]), _f4(c["ideal_discounted_gain"]), _f4(c["ideal_dcg"]),
+                      _f4(c["value"])]
+        rows.append(cells)
+    two = len(d["sides"]) > 1
+    out.extend(_table(header + side_header * len(d["sides"]), rows, left={1},
+                      groups=[len(header)] + [len(side_header)] * len(d["sides"]) if two else None,
+                      titles=[""] + [f"{_SIDE[s['name']]}: gains {s['gains']}, discount {s['discount']}"
+                                     for s in d["sides"]] if two else None))
+    out.append("")
+    if not d["rows"]:
+        out.append("(no rows: nothing ranked, and no ideal ranking)")
+        out.append("")
+    names = [v["line"] for v in d["sides"][0]["values"]]
+    width = max(len(n) for n in names)
+    for i, name in enumerate(names):
+        cells = [f"{s['values'][i]['value']:.4f} ({s['values'][i]['value']!r})" for s in d["sides"]]
+        if two:
+            cells = [f"{s['name']} {c}" for s, c in zip(d["sides"], cells)]
+        out.append(f"{name.ljust(width)}  " + "   ".join(cells))
+    out.append("")
+    level = o["relevance_level"]
+    if d["missed"]:
+        out.append(f"judged documents the ranking misses (grade >= {level}, or a positive gain): {len(d['missed'])}")
+        rows = []
+        for m in d["missed"]:
+            note = ""
+            if m["ranked_at"] is not None:
+                note = f"the run ranks it {m['ranked_at']}, past -M {o['max_docs']}"
+            rows.append([m["docno"], _plain(m["grade"]), _gain(m["gain"]), note])
+        out.extend("  " + line for line in _table(["docno", "grade", "gain", ""], rows, left={0, 3}))
+    else:
+        out.append(f"judged documents the ranking misses (grade >= {level}, or a positive gain): none")
+    out.append("")
+    if d["ties"]:
+        rule = " (equal as float32: --compat 9)" if o["compat"] == "9" else ""
+        how = {"docno": "ordered by docno descending as trec_eval does",
+               "average": "each document given its group's mean gain (--ties average)",
+               "rank": "ordered by the rank column (--ties rank), not by score"}[o["ties"]]
+        out.append(f"tied scores{rule}, {how}: {len(d['ties'])} group{'s' if len(d['ties']) > 1 else ''}")
+        dropped = "dropped by -J" if o["judged_only"] else "dropped (judged_only)"
+        for t in d["ties"]:
+            differ = len({doc["score"] for doc in t["documents"]}) > 1
+            members = []
+            for doc in t["documents"]:
+                if doc["evaluated_rank"] is None:
+                    past = o["max_docs"] is not None and doc["rank"] > o["max_docs"]
+                    where = f"rank {doc['rank']}, {'past -M' if past else dropped}"
+                elif doc["evaluated_rank"] != doc["rank"]:
+                    where = f"rank {doc['evaluated_rank']}, {doc['rank']} before -J"
+                else:
+                    where = f"rank {doc['rank']}"
+                if differ:
+                    where += f", score {doc['score']!r}"
+                members.append(f"{doc['docno']} ({where})")
+            out.append(f"  score {t['score']!r}: " + ", ".join(members))
+    else:
+        out.append("tied scores: none")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- the command
+
+USAGE = ("usage: trecgain explain -m MEASURE [-m MEASURE ...] --query QID [-l L] [-J] [-M M] [--compat 10|9] "
+         "[--global-gains SPEC] [--discount SPEC] [--exact-ideal] [--fractional-grades] [--ties RULE] "
+         "[--format text|json] "
+         "QRELS RUN")
+
+OPTIONS = (
+    ("h", "help", "show_help", "flag"),
+    ("m", "measure", "measures", "values"),
+    (None, "query", "query", "value"),
+    ("l", "level_for_rel", "level", "value"),
+    ("J", "Judged_docs_only", "judged_only", "flag"),
+    ("M", "Max_retrieved_per_topic", "max_docs", "value"),
+    (None, "compat", "compat", "value"),
+    (None, "global-gains", "global_gains", "value"),
+    (None, "discount", "discount", "value"),
+    (None, "exact-ideal", "exact_ideal", "flag"),
+    (None, "fractional-grades", "fractional_grades", "flag"),
+    (None, "format", "format", "value"),
+    (None, "ties", "ties", "value"),
+)
+DEFAULTS = {"compat": "10", "discount": "log:2", "format": "text", "ties": "docno"}
+
+HELP = f"""{USAGE}
+
+Show one query's computation of a DCG-family measure rank by rank: each ranked document's
+score, grade ('unjudged': judged negative; '-': not in the qrels), gain, discount (the
+divisor, log2(rank + 1) by default), what it adds and the DCG so far; the ideal ranking's
+grade, what it adds and the ideal DCG so far; and the measure at that rank. Rows go on past
+the ranking while the ideal ranking has documents, and stop at a cutoff measure's largest
+cutoff. Then each line's value as the evaluation prints it (and in full precision), the
+judged documents the ranking misses, and the runs of tied scores trec_eval's rule (score
+descending, then docno descending) ordered. The numbers are the evaluation's, bit for bit.
+
+Measures: {SUPPORTED_TEXT}; a measure's own gains too (ndcg.1=1,2=3).
+Several -m give several tables (with --format json, a JSON array of documents).
+
+Options:
+  -m, --measure NAME          the measure to explain (repeatable)
+      --query QID             the query (required)
+  -l, --level_for_rel L       grade >= L is relevant (default 1)
+  -J, --Judged_docs_only      drop documents the qrels do not judge, then close up the ranks
+  -M, --Max_retrieved_per_topic M  the first M documents of the ranking
+      --compat 10|9           trec_eval 10.0 (default) or 9.x (float32 scores: ties differ)
+      --global-gains SPEC     linear, exp, binary or level=gain,...
+      --discount SPEC         log:2 (default), log:e, log:10, log:B or jk:B
+                              (with either, trec_eval's default and the given computation
+                              are shown side by side)
+      --exact-ideal           sort gains by value when building the ideal ranking
+      --fractional-grades     accept grades such as 2.5
+      --ties docno|rank|average  the tie rule (average: each tied document its group's mean gain)
+      --format text|json      text (default) or a JSON document
+  -h, --help                  this help
+"""
+
+
+def main(args: list[str]) -> int:
+    """`trecgain explain ...`: the exit status (errors: one line on stderr, nothing on stdout)."""
+    from .cli import UsageError, _fail, _quiet_stdout, _say, _write, parse_args
+
+    try:
+        options, files = parse_args(list(args), OPTIONS, DEFAULTS)
+        if options["show_help"]:
+            _write(HELP.encode())
+            return 0
+        output = _command(options, files, _say)
+        _write(output.encode("utf-8", "surrogateescape"))
+    except TrecgainError as err:
+        return _fail(str(err), 1)
+    except UsageError as err:
+        return _fail(f"explain: {err} (usage: trecgain explain -m MEASURE --query QID [options] QRELS RUN; "
+                     "--help for help)", 2)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except MemoryError:
+        return _fail("out of memory", 1)
+    except BrokenPipeError:
+        _quiet_stdout()
+    return 0
+
+
+def _command(o: dict, files: tuple[str, ...], say) -> str:
+    from .cli import UsageError, _integer
+
+    if not o["measures"]:
+        raise UsageError("give a measure with -m")
+    if o["query"] is None:
+        raise UsageError("give the query with --query QID")
+    if len(files) != 2:
+        raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
+    if o["compat"] not in ("10", "9"):
+        raise UsageError(f"option --compat takes 10 or 9, not '{o['compat']}'")
+    if o["ties"] not in ("docno", "rank", "average"):
+        raise UsageError(f"option --ties takes docno, rank or average, not '{o['ties']}'")
+    if o["format"] not in ("text", "json"):
+        raise UsageError(f"option --format takes text or json, not '{o['format']}'")
+    if files.count("-") > 1:
+        raise TrecgainError("standard input ('-') can be read as one file only")
+    for m in o["measures"]:  # refused before any file is read
+        parse_measure(m, o["compat"])
+    level = _integer(o["level"], "-l") if o["level"] is not None else 1
+    max_docs = _integer(o["max_docs"], "-M", 0)
+    from .read import read_qrels, read_run
+
+    qrels = read_qrels(files[0], fractional=o["fractional_grades"])
+    run = read_run(files[1], ranks=o["ties"] == "rank")
+    explanations = [explain(qrels, run, m, o["query"], relevance_level=level, judged_only=o["judged_only"],
+                            max_docs=max_docs, compat=o["compat"], global_gains=o["global_gains"],
+                            discount=o["discount"], exact_ideal=o["exact_ideal"],
+                            fractional_grades=o["fractional_grades"], ties=o["ties"]) for m in o["measures"]]
+    for warning in dict.fromkeys(w for e in explanations for w in e.warnings):
+        say(f"warning: {warning}")
+    if o["format"] == "json":
+        import json
+
+        docs = [e.to_dict() for e in explanations]
+        return json.dumps(docs[0] if len(docs) == 1 else docs, indent=1) + "\n"
+    return "\n".join(e.to_text() for e in explanations)
