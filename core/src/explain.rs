@@ -296,8 +296,7 @@ pub fn explain(
     for i in 0..count {
         let divisor = discount.map_or(1.0, |d: Discount| d.divisor(i));
         let (mut doc, mut relevance, mut gain, mut discounted) = (None, None, None, None);
-        if let (Some(&v), Some(&row)) = (ranked.get(i), rows.get(i)) {
-            let g = per_rank[i];
+        if let (Some(&v), Some(&row), Some(&g)) = (ranked.get(i), rows.get(i), per_rank.get(i)) {
             let term = match discount {
                 None => {
                     dcg += g; // cg_cut adds every gain, undivided
