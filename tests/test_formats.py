@@ -490,6 +490,117 @@ def test_gdeval_still_refuses_bad_arguments():
     assert out.rc == 2 and out.stdout == b"" and "usage: trecgain gdeval QRELS RUN K" in out.stderr
 
 
+# ---------------------------------------------------------------- completion
+
+
+def _script(shell: str) -> str:
+    out = run_cli(["completion", shell])
+    assert out.rc == 0 and out.stderr == ""
+    return out.stdout.decode()
+
+
+def _bash_reply(*words: str, line: str | None = None) -> list[str]:
+    """What the bash script offers for COMP_WORDS (or, as bash sets it, for COMP_LINE)."""
+    if line is None:
+        setup = f"COMP_WORDS=({' '.join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}"
+    else:
+        setup = f"COMP_LINE={line!r}; COMP_POINT=${{#COMP_LINE}}"
+    code = f'source <(cat); {setup}; _trecgain; printf "%s\\n" "${{COMPREPLY[@]}}"'
+    proc = subprocess.run(["bash", "-c", code], input=_script("bash"), capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    return [w for w in proc.stdout.split("\n") if w]
+
+
+def test_bash_completes_measures_after_m():
+    offered = _bash_reply("trecgain", "-m", "nd")
+    assert "ndcg_cut" in offered and "ndcg" in offered and all(w.startswith("nd") for w in offered)
+    assert "ndcg_cut" in _bash_reply("trecgain", "--measure", "ndcg_c")
+    assert "nDCG@10" in _bash_reply("trecgain", "-m", "nDCG")
+    assert "official" in _bash_reply("trecgain", "-q", "-m", "")
+
+
+def test_bash_completes_what_each_position_takes():
+    assert _bash_reply("trecgain", "--format", "") == ["trec", "json", "jsonl", "csv", "tsv", "markdown"]
+    assert _bash_reply("trecgain", "--compat", "") == ["10", "9"]
+    assert "--fail-under" in _bash_reply("trecgain", "--fa") and "--format" in _bash_reply("trecgain", "--fo")
+    assert "-Q" in _bash_reply("trecgain", "-")
+    assert _bash_reply("trecgain", "compl") == ["completion"]
+    assert _bash_reply("trecgain", "completion", "") == ["bash", "zsh", "fish"]
+    assert _bash_reply("trecgain", "-q", "testdata/exam") == ["testdata/example"]  # file names elsewhere
+    assert _bash_reply("trecgain", "-l", "") == []  # a number
+
+
+def test_bash_completion_as_readline_splits_words():
+    """bash breaks words at '=', '@' and ':' (COMP_WORDBREAKS): only the text after is replaced."""
+    assert "10" in _bash_reply(line="trecgain -m nDCG@1")
+    assert "ndcg_cut" in _bash_reply(line="trecgain --measure=ndcg_c")
+    assert _bash_reply(line="trecgain --format=cs") == ["csv"]
+
+
+def test_completion_names_come_from_the_registry():
+    from trecgain.measures import NICKNAMES, REGISTRY
+
+    names = set(run_cli(["completion", "bash"]).stdout.decode().split())
+    cleaned = {w.strip("'") for w in names}
+    for m in REGISTRY:
+        assert m.name in cleaned
+    assert set(NICKNAMES["10"]) <= cleaned and {"nDCG@10", "AP", "RR@10", "P@10"} <= cleaned
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+def test_zsh_and_fish_scripts(shell, tmp_path):
+    from trecgain.measures import REGISTRY
+
+    text = _script(shell)
+    for word in [m.name for m in REGISTRY] + ["nDCG@10", "official", "markdown", "fail-under", "completion"]:
+        assert word in text
+    assert "_files" in text if shell == "zsh" else "-l output -r" in text
+    if shutil.which(shell) is None:
+        return  # not installed here: the text is all there is to check
+    script = tmp_path / f"trecgain.{shell}"
+    script.write_text(text)
+    proc = subprocess.run([shell, "-n", str(script)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    if shell == "fish":  # fish completes a command line on request: check what it offers
+        for line, expected in (("trecgain -m ndcg_c", "ndcg_cut"), ("trecgain --format ", "markdown"),
+                               ("trecgain --compat ", "9"), ("trecgain completion ", "zsh")):
+            proc = subprocess.run(["fish", "-c", f"source {script}; complete -C {line!r}"], capture_output=True,
+                                  text=True)
+            assert expected in [w.split("\t")[0] for w in proc.stdout.splitlines()], (line, proc.stdout)
+
+
+def test_zsh_script_offers_measures_under_stubbed_completion(tmp_path):
+    """The zsh function run with its completion builtins stubbed (zsh -f, no compinit)."""
+    if shutil.which("zsh") is None:
+        assert "compadd" in _script("zsh")
+        return
+    script = tmp_path / "trecgain.zsh"
+    script.write_text(_script("zsh"))
+    harness = (
+        "compdef() { : }; compadd() { [[ $1 == -- ]] && shift; print -l -- \"$@\" }; "
+        "_describe() { local -a a; a=(\"${(@P)4}\"); print -l -- \"${a[@]%%:*}\" }; _files() { print -- FILES }; "
+        "compset() { [[ $1 == -P && $PREFIX == ${~2}* ]] && { PREFIX=${PREFIX#${~2}}; return 0 }; return 1 }; "
+        f"source {script}; words=(\"$@\"); CURRENT=$#; PREFIX=${{words[CURRENT]}}; _trecgain")
+
+    def offered(*words: str) -> list[str]:
+        proc = subprocess.run(["zsh", "-f", "-c", harness, "zsh", *words], capture_output=True, text=True)
+        assert proc.returncode in (0, 1) and proc.stderr == "", proc.stderr
+        return proc.stdout.split()
+
+    assert "ndcg_cut" in offered("trecgain", "-m", "nd")
+    assert offered("trecgain", "--compat", "") == ["10", "9"]
+    assert "csv" in offered("trecgain", "--format=c")
+    assert offered("trecgain", "completion", "") == ["bash", "zsh", "fish"]
+    assert "--fail-under" in offered("trecgain", "--f")
+    assert offered("trecgain", "-q", "x") == ["FILES"]
+
+
+def test_completion_usage_errors():
+    for args in (["completion"], ["completion", "tcsh"], ["completion", "bash", "zsh"]):
+        out = run_cli(args)
+        assert out.rc == 2 and out.stdout == b"" and "bash|zsh|fish" in out.stderr
+
+
 _SIGNALLED_WRITE = r"""
 import os, signal, sys
 from trecgain import _core, cli

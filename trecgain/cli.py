@@ -566,10 +566,44 @@ def _help(text: str) -> int:
     return 0
 
 
+COMPLETION_HELP = """usage: trecgain completion bash|zsh|fish
+
+Print a completion script for the shell: options, measure names after -m, formats after
+--format, 10 and 9 after --compat, file names elsewhere.  Load it with
+  bash:  eval "$(trecgain completion bash)"     (in ~/.bashrc)
+  zsh:   eval "$(trecgain completion zsh)"      (in ~/.zshrc, after compinit)
+  fish:  trecgain completion fish | source      (in ~/.config/fish/config.fish)
+"""
+
+#: What completion offers as an option's value, by key: words, None for a file name, and
+#: nothing for the others (numbers).
+_VALUE_WORDS = {"compat": ("10", "9"), "rel_format": ("qrels",), "results_format": ("trec_results",),
+                "global_gains": ("linear", "exp", "binary"), "discount": ("log:2", "log:e", "log:10", "jk:2"),
+                "output": None}
+
+
+def _completion(args: list[str]) -> int:
+    """`trecgain completion bash|zsh|fish`: the shell's completion script."""
+    from . import completion
+
+    if args[:1] and args[0] in _HELP_FLAGS:
+        return _help(COMPLETION_HELP)
+    if len(args) != 1 or args[0] not in completion.SHELLS:
+        return _fail(f"usage: trecgain completion {'|'.join(completion.SHELLS)} (--help for help)", 2)
+    from .formats import FORMATS
+
+    words = {**_VALUE_WORDS, "measures": tuple(completion.measure_names()), "output_format": FORMATS}
+    options = [completion.Option(short, long, takes != "flag", words.get(key, ()),
+                                 OPTION_HELP[key][1].replace("\n", " "))
+               for short, long, key, takes in OPTIONS if key in OPTION_HELP]  # not -D, -Z: refused
+    return _help(completion.script(args[0], options, {name: help for name, (_, help) in SUBCOMMANDS.items()}))
+
+
 #: The subcommands: name -> (function of the arguments after the name, returning the exit
 #: status; one line of help).  Each answers --help.
 SUBCOMMANDS = {
     "gdeval": (_gdeval, "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
+    "completion": (_completion, "a completion script for bash, zsh or fish"),
 }
 
 _ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}
