@@ -633,3 +633,39 @@ def test_output_signalled_mid_write_leaves_the_old_file_and_no_temporary(tmp_pat
     assert proc.returncode == status and proc.stdout == b"", proc.stderr
     assert b"Traceback" not in proc.stderr
     assert target.read_bytes() == b"old\n" and _leftovers(tmp_path) == []
+
+
+def _readme_examples() -> list[tuple[str, str]]:
+    """(command, output) of each `$ ` line in the README's section on formats, its output the
+    lines up to the next command; blocks abridged with '...' are left out."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Output formats, thresholds and exit statuses", 1)[1].split("\n## ", 1)[0]
+    out = []
+    for block in section.split("```")[1::2]:
+        if "\n..." in block or "    ..." in block:
+            continue
+        command, lines = None, []
+        for line in block.strip("\n").split("\n"):
+            if line.startswith("$ "):
+                if command is not None:
+                    out.append((command, "\n".join(lines)))
+                command, lines = line[2:], []
+            else:
+                lines.append(line)
+        if command is not None:
+            out.append((command, "\n".join(lines)))
+    return out
+
+
+def test_readme_examples_print_what_the_readme_says(tmp_path):
+    """The section's examples run in order (each may use the files the ones before made)."""
+    import sys
+
+    examples = _readme_examples()
+    assert len(examples) >= 10
+    (tmp_path / "testdata").symlink_to(ROOT / "testdata")
+    prelude = f'trecgain() {{ PYTHONPATH={ROOT} {sys.executable} -m trecgain "$@"; }}\n'
+    for command, expected in examples:  # standard error interleaved as a terminal shows it
+        proc = subprocess.run(["bash", "-c", prelude + "{ " + command + "; } 2>&1"], cwd=tmp_path,
+                              capture_output=True, text=True)
+        assert proc.stdout.rstrip("\n") == expected, (command, proc.stdout)
