@@ -19,7 +19,7 @@ EXAMPLE = [str(ROOT / "testdata/example/qrels.txt"), str(ROOT / "testdata/exampl
     (["-qc", "-mndcg_cut.5"], ["-q", "-c", "-m", "ndcg_cut.5"]),
     (["--query_eval_wanted", "--complete_rel_info_wanted", "--nosummary", "-mG"], ["-q", "-c", "-n", "-m", "G"]),
     (["--Judged_docs_only", "-mbinG", "--Number_docs_in_coll", "1000"], ["-J", "-m", "binG"]),
-    (["-R", "qrels", "-T", "trec_results", "-o", "-mndcg"], ["-m", "ndcg"]),
+    (["-R", "qrels", "-T", "trec_results", "--Output_old_results_format", "-mndcg"], ["-m", "ndcg"]),
 ])
 def test_option_spellings(spelled, plain):
     a, b = run_cli([*spelled, *EXAMPLE]), run_cli([*plain, *EXAMPLE])

@@ -8,6 +8,7 @@ def run() -> None:
 
     _core.exit_on_interrupt(True)  # one line and status 130 at Ctrl-C, from here on
     _core.exit_on_out_of_memory(True)  # one line and status 1 when the core runs out of memory
-    from .cli import main
+    from . import cli
 
-    sys.exit(main())
+    cli.CORE_HANDLES_INTERRUPT = True  # cli restores it after writing an -o file
+    sys.exit(cli.main())

@@ -128,6 +128,13 @@ def text(value: object, name: str, example: str) -> str:
     return value
 
 
+def choice(value: object, name: str, allowed: tuple[str, ...]) -> str:
+    """An option that is one of a few strings."""
+    if not isinstance(value, str) or value not in allowed:
+        raise TrecgainError(f"{name} must be one of {', '.join(repr(a) for a in allowed)}, not {show(value)}")
+    return value
+
+
 def measures(value: object) -> list[str]:
     """`measures=`: one name or an iterable of names, at least one."""
     if isinstance(value, str):

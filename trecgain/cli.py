@@ -25,35 +25,61 @@ def _integer(value: str | None, option: str, minimum: int | None = None) -> int 
     return number
 
 
+#: The help of each option, by key, in the order -h lists them: (value name, text; a second
+#: line after a newline).  Options left out (-D, -Z) are refused with a message.
+OPTION_HELP = {
+    "per_query": ("", "also print each query's values"),
+    "measures": ("NAME[.PARAMS]", "measure to compute (repeatable; default: official)"),
+    "complete": ("", "average over every qrels query (missing ones score 0)"),
+    "level": ("L", "grade >= L counts as relevant (default 1)"),
+    "nosummary": ("", "no 'all' lines"),
+    "judged_only": ("", "drop documents the qrels do not judge, then re-rank"),
+    "max_docs": ("M", "keep the first M documents of each ranking"),
+    "num_docs": ("N", "documents in the collection (utility's d coefficient)"),
+    "rel_format": ("qrels", "only 'qrels'"),
+    "results_format": ("trec_results", "only 'trec_results'"),
+    "old_format": ("", "accepted, no effect (trec_eval's obsolete -o)"),
+    "compat": ("10|9", "trec_eval 10.0 numerics (default) or 9.x (float32 scores)"),
+    "jobs": ("N", "evaluate several run files in N processes (qrels read once)"),
+    "output_format": ("FORMAT", "trec (default: trec_eval's text), json, jsonl, csv, tsv or markdown"),
+    "output": ("FILE", "write the results to FILE, atomically (- is standard output)"),
+    "fail_under": ("NAME=VALUE", "exit status 3 when a run's 'all' value of NAME is below VALUE\n"
+                   "(repeatable; NAME as printed, ndcg_cut_10, or nDCG@10)"),
+    "quiet": ("", "no notes or warnings on standard error (errors still)"),
+    "global_gains": ("SPEC", "gains for every gain measure, ndcg_cut too: linear, exp, binary,\n"
+                     "or level=gain,... (a measure's own gain string wins)"),
+    "discount": ("SPEC", "log:2 (default), log:e, log:10, log:B, or jk:B (Jarvelin-Kekalainen)"),
+    "exact_ideal": ("", "sort gains by value when building the ideal ranking"),
+    "fractional_grades": ("", "accept grades such as 2.5 (the grade is the gain, or its exponent)"),
+    "err_max_grade": ("G", "err_cut's top grade (default 4, as gdeval.pl)"),
+    "ties": ("RULE", "docno (default: score, then docno descending, as trec_eval), rank (the\n"
+             "rank column), average (each tied document its group's mean gain:\n"
+             "dcg, ndcg, ndcg_cut, dcg_cut, ndcg_p, cg_cut, ideal_dcg, the counts)"),
+    "show_version": ("", "print the version"),
+    "show_help": ("", "this help (-h -m NAME: what a measure computes)"),
+}
+
+
+def _option_lines() -> list[str]:
+    """-h's option list, from OPTIONS and OPTION_HELP."""
+    by_key = {o[2]: o for o in OPTIONS}
+    lines = []
+    for key, (metavar, text) in OPTION_HELP.items():
+        short, long, _, _ = by_key[key]
+        spelled = (f"-{short}, " if short else "    ") + f"--{long}" + (f" {metavar}" if metavar else "")
+        first, *more = text.split("\n")
+        lines.append(f"  {spelled:<31}{first}" if len(spelled) < 31 else f"  {spelled}  {first}")
+        lines.extend(" " * 33 + line for line in more)
+    return lines
+
+
 def _help_text() -> str:
     lines = [USAGE, "", "Evaluate a TREC run against qrels with trec_eval's measures, printing exactly",
              "what trec_eval prints (-h -m MEASURE explains one measure).", "", "Options:",
-             "  -q, --query_eval_wanted        also print each query's values",
-             "  -m, --measure NAME[.PARAMS]    measure to compute (repeatable; default: official)",
-             "  -c, --complete_rel_info_wanted average over every qrels query (missing ones score 0)",
-             "  -l, --level_for_rel L          grade >= L counts as relevant (default 1)",
-             "  -n, --nosummary                no 'all' lines",
-             "  -J, --Judged_docs_only         drop documents the qrels do not judge, then re-rank",
-             "  -M, --Max_retrieved_per_topic M  keep the first M documents of each ranking",
-             "  -N, --Number_docs_in_coll N    documents in the collection (utility's d coefficient)",
-             "  -R, --Rel_info_format qrels    only 'qrels'",
-             "  -T, --Results_format trec_results  only 'trec_results'",
-             "      --compat 10|9              trec_eval 10.0 numerics (default) or 9.x (float32 scores)",
-             "  -j, --jobs N                   evaluate several run files in N processes (qrels read once)",
-             "      --global-gains SPEC        gains for every gain measure, ndcg_cut too: linear, exp, binary,",
-             "                                 or level=gain,... (a measure's own gain string wins)",
-             "      --discount SPEC            log:2 (default), log:e, log:10, log:B, or jk:B (Jarvelin-Kekalainen)",
-             "      --exact-ideal              sort gains by value when building the ideal ranking",
-             "      --fractional-grades        accept grades such as 2.5 (the grade is the gain, or its exponent)",
-             "      --err-max-grade G          err_cut's top grade (default 4, as gdeval.pl)",
-             "      --ties docno|rank|average  tie rule: trec_eval's (score, then docno descending), the rank",
-             "                                 column, or each tied document its group's mean gain (dcg, ndcg,",
-             "                                 ndcg_cut, dcg_cut, ndcg_p, cg_cut, ideal_dcg and the counts)",
-             "  -v, --version                  print the version",
-             "  -h, --help                     this help",
-             "",
-             "  trecgain gdeval QRELS RUN K    gdeval.pl's nDCG@K and ERR@K, exactly as it prints them",
-             "", "Measures (printed in this order):"]
+             *_option_lines(), "", "Subcommands (trecgain SUBCOMMAND --help for each):"]
+    lines.extend(f"  trecgain {name:<12} {help}" for name, (_, help) in SUBCOMMANDS.items())
+    lines.extend(["", "Exit status: 0 done, 1 error, 2 usage error, 3 a --fail-under threshold missed, "
+                  "130 interrupted.", "", "Measures (printed in this order):"])
     from .measures import REGISTRY  # not needed for --version
 
     from .measures import NICKNAMES
@@ -87,7 +113,7 @@ OPTIONS = (
     ("M", "Max_retrieved_per_topic", "max_docs", "value"),
     ("R", "Rel_info_format", "rel_format", "value"),
     ("T", "Results_format", "results_format", "value"),
-    ("o", "Output_old_results_format", "old_format", "flag"),
+    (None, "Output_old_results_format", "old_format", "flag"),  # trec_eval's -o: -o is --output here
     ("Z", "Zscore", "zscore", "value"),
     (None, "compat", "compat", "value"),
     ("j", "jobs", "jobs", "value"),
@@ -96,9 +122,13 @@ OPTIONS = (
     (None, "exact-ideal", "exact_ideal", "flag"),
     (None, "fractional-grades", "fractional_grades", "flag"),
     (None, "err-max-grade", "err_max_grade", "value"),
+    (None, "format", "output_format", "value"),
+    ("o", "output", "output", "value"),
+    (None, "fail-under", "fail_under", "values"),
+    ("Q", "quiet", "quiet", "flag"),
     (None, "ties", "ties", "value"),
 )
-_DEFAULTS = {"compat": "10", "discount": "log:2", "ties": "docno"}
+_DEFAULTS = {"compat": "10", "discount": "log:2", "output_format": "trec", "ties": "docno"}
 
 
 def parse_args(args: list[str], options: tuple = OPTIONS,
@@ -169,9 +199,10 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
             level: str | None, nosummary: bool, debug: str | None, judged_only: bool, num_docs: str | None,
             max_docs: str | None, rel_format: str | None, results_format: str | None, old_format: bool,
             zscore: str | None, compat: str, jobs: str | None, global_gains: str | None, discount: str,
-            exact_ideal: bool, fractional_grades: bool, err_max_grade: str | None, ties: str,
-            files: tuple[str, ...]) -> None:
-    """Parse trec_eval's options and print the evaluation."""
+            exact_ideal: bool, fractional_grades: bool, err_max_grade: str | None, output_format: str,
+            output: str | None, fail_under: list[str], quiet: bool, ties: str, files: tuple[str, ...]) -> int:
+    """Parse trec_eval's options and print the evaluation; the exit status (0, or 3 when a
+    --fail-under threshold is missed)."""
     if show_help:
         if measures:
             from .measures import describe
@@ -179,10 +210,50 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
             _write("".join(describe(m) for m in measures).encode())
         else:
             _write(_help_text().encode())
-        return
+        return 0
     if show_version:
         _write(f"trecgain {__version__} (trec_eval 10.0 and 9.x compatible)\n".encode())
-        return
+        return 0
+    _refuse_unsupported(debug, zscore, rel_format, results_format)
+    collection_size = _integer(num_docs, "-N", 0) or 0
+    if compat not in ("10", "9"):
+        raise UsageError(f"option --compat takes 10 or 9, not '{compat}'")
+    if len(files) < 2:
+        raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
+    if files[1:].count("-") > 1:
+        raise TrecgainError("standard input ('-') can be read as one run only")
+    if ties not in ("docno", "rank", "average"):
+        raise UsageError(f"option --ties takes docno, rank or average, not '{ties}'")
+    form = _output_format(output_format, per_query, nosummary)
+    # the Evaluator's arguments, and the options --format json reports
+    settings = dict(measures=list(measures) or ["official"],
+                    relevance_level=_integer(level, "-l") if level is not None else 1,
+                    judged_only=judged_only, complete=complete,
+                    max_docs=_integer(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
+                    discount=discount, exact_ideal=exact_ideal, fractional_grades=fractional_grades,
+                    num_docs=collection_size,
+                    err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
+                    ties=ties)
+    thresholds = _thresholds(fail_under, settings["measures"], compat, nosummary)
+    target = _output_target(output, files)
+    evaluator, runs = _evaluator(files, settings)
+    outcomes = _evaluate_runs(evaluator, runs, _integer(jobs, "-j", 1) or 1, per_query, not nosummary, form,
+                              files[1:], quiet)
+    header = {"trecgain": __version__, "compat": compat, "qrels": files[0],
+              "options": {**{k: v for k, v in settings.items() if k != "compat"}, "per_query": per_query,
+                          "nosummary": nosummary}}
+    _publish(target, lambda write: _emit(write, form, outcomes, files[1:], header, per_query, not nosummary))
+    for message in dict.fromkeys(m for _, _, ms in outcomes for m in ms):  # once the results are out
+        _note(message, quiet)
+    misses = _misses(thresholds, outcomes, files[1:])
+    for miss in misses:
+        _say(miss)
+    return 3 if misses else 0
+
+
+def _refuse_unsupported(debug: str | None, zscore: str | None, rel_format: str | None,
+                        results_format: str | None) -> None:
+    """trec_eval's options trecgain does not offer: an error saying so."""
     if debug is not None:
         raise TrecgainError("option -D (debug output) is not supported; use -q for per-query values")
     if zscore is not None:
@@ -190,41 +261,150 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
     for option, value, allowed in (("-R", rel_format, "qrels"), ("-T", results_format, "trec_results")):
         if value is not None and value != allowed:
             raise TrecgainError(f"option {option}: only the '{allowed}' format is supported, not '{value}'")
-    collection_size = _integer(num_docs, "-N", 0) or 0
-    if compat not in ("10", "9"):
-        raise UsageError(f"option --compat takes 10 or 9, not '{compat}'")
-    if len(files) < 2:
-        raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
-    if ties not in ("docno", "rank", "average"):
-        raise UsageError(f"option --ties takes docno, rank or average, not '{ties}'")
-    if files[1:].count("-") > 1:
-        raise TrecgainError("standard input ('-') can be read as one run only")
+
+
+def _evaluator(files: tuple[str, ...], settings: dict) -> tuple[object, tuple]:
+    """The Evaluator of the qrels and the runs to evaluate (a single run file is read while
+    the qrels are)."""
     from .evaluate import Evaluator
 
     runs: list = list(files[1:])
     if len(runs) == 1 and runs[0] != "-":
-        runs[0] = _ReadAhead(runs[0], ties == "rank")  # the run is read while the qrels are
+        runs[0] = _ReadAhead(runs[0], settings["ties"] == "rank")  # the run is read while the qrels are
     try:
-        evaluator = Evaluator(files[0], measures=list(measures) or ["official"], num_docs=collection_size,
-                              relevance_level=_integer(level, "-l") if level is not None else 1,
-                              judged_only=judged_only, complete=complete,
-                              max_docs=_integer(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
-                              discount=discount, exact_ideal=exact_ideal, fractional_grades=fractional_grades,
-                              err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
-                              ties=ties)
+        evaluator = Evaluator(files[0], **settings)
     finally:
         if isinstance(runs[0], _ReadAhead):
             runs[0].join()  # a thread still in the core must not meet the interpreter's exit
     if isinstance(runs[0], _ReadAhead):
         runs[0] = runs[0].result()  # only now: an error in the qrels is reported first
-    outputs = _evaluate_runs(evaluator, tuple(runs), _integer(jobs, "-j", 1) or 1, per_query, not nosummary)
-    for message in dict.fromkeys(m for _, ms in outputs for m in ms):
+    return evaluator, tuple(runs)
+
+
+def _note(message: str, quiet: bool) -> None:
+    """A note or a warning on standard error, unless -Q (errors and --fail-under misses are
+    never quiet: they go through _say)."""
+    if not quiet:
         _say(message)
-    for output, _ in outputs:  # printed only once every run has been evaluated
-        if isinstance(output, bytes):
-            _write(output)
-        else:
-            output.write_trec(_write, per_query, not nosummary)
+
+
+def _output_format(form: str, per_query: bool, nosummary: bool) -> str:
+    """--format's value, checked (usage errors)."""
+    from .formats import FORMATS
+
+    if form not in FORMATS:
+        raise UsageError(f"option --format takes {', '.join(FORMATS)}, not '{form}'")
+    if form == "markdown" and (per_query or nosummary):
+        raise UsageError("--format markdown is one table of the runs' 'all' values: it takes neither -q nor -n")
+    return form
+
+
+def _thresholds(specs: list[str], measures: list[str], compat: str, nosummary: bool) -> list:
+    """--fail-under NAME=VALUE, each NAME matched to an `all` line the measures print (usage
+    errors, before anything is read)."""
+    if not specs:
+        return []
+    if nosummary:
+        raise UsageError("--fail-under checks the 'all' lines, which -n (--nosummary) leaves out")
+    from .measures import parse_requests
+    from .thresholds import thresholds
+
+    requests = parse_requests(measures, compat)  # a bad measure: an error (1), as it would be later
+    try:
+        return thresholds(specs, requests)
+    except TrecgainError as err:
+        raise UsageError(str(err)) from None
+
+
+def _output_target(output: str | None, files: tuple[str, ...]) -> str | None:
+    """-o FILE, checked before anything is read (None: standard output)."""
+    if output is None or output == "-":
+        return None
+    from .output import check_target
+
+    check_target(output, files)
+    return output
+
+
+def _emit(write, form: str, outcomes: list, files: tuple[str, ...], header: dict, per_query: bool,
+          summary: bool) -> None:
+    """Hand the results, in format `form`, to `write(bytes)`."""
+    if form == "trec":
+        for output, _, _ in outcomes:  # printed only once every run has been evaluated
+            if isinstance(output, bytes):
+                write(output)
+            else:
+                output.write_trec(write, per_query, summary)
+        return
+    from .formats import render
+
+    runs = [_values(outcome, file, per_query, summary) for outcome, file in zip(outcomes, files)]
+    write(render(form, runs, header).encode("utf-8", "surrogateescape"))
+
+
+def _values(outcome: tuple, file: str, per_query: bool, summary: bool):
+    """A run's RunValues: a worker's, or made from the Result evaluated here."""
+    from .formats import run_values
+
+    output, values, _ = outcome
+    return values if values is not None else run_values(output, file, per_query, summary)
+
+
+def _misses(thresholds: list, outcomes: list, files: tuple[str, ...]) -> list[str]:
+    """One message per run and --fail-under threshold it misses."""
+    from .thresholds import misses
+
+    if not thresholds:
+        return []
+    return [f"{file}: {miss}" for outcome, file in zip(outcomes, files)
+            for miss in misses(thresholds, _values(outcome, file, False, True).aggregate)]
+
+
+def _publish(target: str | None, produce) -> None:
+    """Call `produce(write)` with standard output's write, or write the target atomically
+    (trecgain.output), Ctrl-C, SIGTERM and SIGHUP then leaving the old file as it was."""
+    if target is None:
+        produce(_write)
+        return
+    from .output import write
+
+    with _signals_raise():
+        write(target, produce)
+
+
+#: Set by the `trecgain` program (trecgain._entry): the core's Ctrl-C handler is installed.
+CORE_HANDLES_INTERRUPT = False
+
+
+class _signals_raise:
+    """While a results file is written: Ctrl-C raises KeyboardInterrupt (the core's handler
+    would end the process at once, leaving the temporary file), SIGTERM and SIGHUP raise
+    SystemExit(128 + signal), so that `finally` removes the temporary file."""
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        self.saved: dict = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self.saved[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            self.saved[sig] = signal.signal(sig, _exit_on_signal)
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+        if self.saved and CORE_HANDLES_INTERRUPT:
+            from . import _core
+
+            _core.exit_on_interrupt(True)
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 class _ReadAhead:
@@ -275,17 +455,20 @@ def _write(data: bytes) -> None:
 _SHARED: dict = {}
 
 
-def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool,
-                   summary: bool) -> list[tuple[object, list[str]]]:
-    """Each run's result (or, from forked workers with jobs > 1, its trec_eval text) and
-    warnings, in the order given."""
+def _evaluate_runs(evaluator, runs: tuple, jobs: int, per_query: bool, summary: bool, form: str = "trec",
+                   files: tuple[str, ...] = (), quiet: bool = False) -> list[tuple[object, object, list[str]]]:
+    """Each run's (output, values, messages), in the order given.  Here: (Result, None, messages);
+    from forked workers with jobs > 1: the trec text bytes (format trec) or None, the run's
+    RunValues (its `all` values, and what the format shows) and messages (warnings and notes
+    for standard error; with `quiet`, no note that needs more work)."""
+    keep = per_query and form != "trec"  # the trec text measures per-query lines again as it writes them
     if jobs == 1 or len(runs) == 1:
-        outputs = []
+        outcomes = []
         for source in runs:
             run = evaluator.read_run(source)  # read once: ties_decided may evaluate it again
-            result = evaluator.evaluate(run, keep_values=False)  # lines measured as written
-            outputs.append((result, _messages(evaluator, run, result, per_query, summary)))
-        return outputs
+            result = evaluator.evaluate(run, keep_values=keep)
+            outcomes.append((result, None, _messages(evaluator, run, result, per_query, summary, quiet)))
+        return outcomes
     import multiprocessing
     import os
     from concurrent.futures import ProcessPoolExecutor
@@ -295,7 +478,8 @@ def _evaluate_runs(evaluator, runs: tuple[str, ...], jobs: int, per_query: bool,
 
     # standard input is read here: a worker's is not the command's
     sources = [read_run(r, evaluator.ties == "rank") if r == "-" else r for r in runs]
-    _SHARED.update(evaluator=evaluator, runs=sources, per_query=per_query, summary=summary,
+    _SHARED.update(evaluator=evaluator, runs=sources, per_query=per_query, summary=summary, form=form, keep=keep,
+                   files=tuple(files) or tuple(str(r) for r in runs), quiet=quiet,
                    parent=os.getpid())  # inherited by fork
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=min(jobs, len(runs)), mp_context=context,
@@ -317,16 +501,26 @@ def _quiet_on_interrupt() -> None:
     _core.die_with_parent(_SHARED["parent"])
 
 
-def _evaluate_in_worker(index: int) -> tuple[bytes, list[str]]:
-    evaluator = _SHARED["evaluator"]
-    run = evaluator.read_run(_SHARED["runs"][index])
-    per_query, summary = _SHARED["per_query"], _SHARED["summary"]
-    result = evaluator.evaluate(run, keep_values=False)
-    return result.to_trec_bytes(per_query, summary), _messages(evaluator, run, result, per_query, summary)
+def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
+    """One run in a worker: values, not a Result (the text itself for format trec)."""
+    from .formats import run_values
+
+    shared = _SHARED
+    evaluator = shared["evaluator"]
+    run = evaluator.read_run(shared["runs"][index])
+    result = evaluator.evaluate(run, keep_values=shared["keep"])
+    file, per_query, summary = shared["files"][index], shared["per_query"], shared["summary"]
+    messages = _messages(evaluator, run, result, per_query, summary, shared["quiet"])
+    if shared["form"] == "trec":  # the `all` values too, for --fail-under
+        return result.to_trec_bytes(per_query, summary), run_values(result, file, False, True), messages
+    return None, run_values(result, file, per_query, summary), messages
 
 
-def _messages(evaluator, run, result, per_query: bool, summary: bool) -> list[str]:
-    """The warnings and notes a run's evaluation has for standard error."""
+def _messages(evaluator, run, result, per_query: bool, summary: bool, quiet: bool) -> list[str]:
+    """The warnings and notes a run's evaluation has for standard error (with `quiet`, none:
+    whether ties decided a value costs a second evaluation)."""
+    if quiet:
+        return []
     notes = list(result.notes)
     decided = evaluator.ties_decided(run, result, per_query, summary)
     if decided:
@@ -343,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
         return SUBCOMMANDS[args[0]][0](args[1:])
     try:
         options, files = parse_args(args)
-        command(**options, files=files)
+        status = command(**options, files=files)
     except TrecgainError as err:
         return _fail(str(err), 1)
     except UsageError as err:
@@ -355,13 +549,27 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # standard output's reader went away (`| head -1`): status 0
         _quiet_stdout()
         return 0
-    return 0
+    return status
+
+
+_HELP_FLAGS = ("-h", "--help", "-help")  # -help: gdeval.pl's own spelling
+GDEVAL_HELP = """usage: trecgain gdeval QRELS RUN K
+
+gdeval.pl's nDCG@K and ERR@K (the TREC Web track's script, version 1.2a as ir_measures ships
+it), printed exactly as gdeval.pl prints them: the header runid,topic,ndcg@K,err@K, a line
+per topic in numeric order, then the runid,amean,... line of the means.  K is a positive
+whole number.
+Gains are 2^grade - 1 (grades at most 4), the discount is ln(rank + 1).  trecgain's -m err_cut.K
+and -m ERR@K give the same ERR inside trec_eval's output.
+"""
 
 
 def _gdeval(args: list[str]) -> int:
     """`trecgain gdeval QRELS RUN K`: gdeval.pl's output (a file named gdeval needs ./gdeval)."""
+    if args[:1] and args[0] in _HELP_FLAGS:
+        return _help(GDEVAL_HELP)
     if len(args) != 3 or not (args[2].isascii() and args[2].isdigit() and args[2][0] != "0"):
-        return _fail("usage: trecgain gdeval QRELS RUN K (K a positive whole number)", 2)
+        return _fail("usage: trecgain gdeval QRELS RUN K (K a positive whole number; --help for help)", 2)
     from . import gdeval
 
     try:
@@ -377,6 +585,50 @@ def _gdeval(args: list[str]) -> int:
     return 0
 
 
+def _help(text: str) -> int:
+    """A subcommand's --help: the text on standard output, status 0."""
+    try:
+        _write(text.encode())
+    except TrecgainError as err:
+        return _fail(str(err), 1)
+    except BrokenPipeError:
+        _quiet_stdout()
+    return 0
+
+
+COMPLETION_HELP = """usage: trecgain completion bash|zsh|fish
+
+Print a completion script for the shell: options, measure names after -m, formats after
+--format, 10 and 9 after --compat, file names elsewhere.  Load it with
+  bash:  eval "$(trecgain completion bash)"     (in ~/.bashrc)
+  zsh:   eval "$(trecgain completion zsh)"      (in ~/.zshrc, after compinit)
+  fish:  trecgain completion fish | source      (in ~/.config/fish/config.fish)
+"""
+
+#: What completion offers as an option's value, by key: words, None for a file name, and
+#: nothing for the others (numbers).
+_VALUE_WORDS = {"compat": ("10", "9"), "rel_format": ("qrels",), "results_format": ("trec_results",),
+                "global_gains": ("linear", "exp", "binary"), "discount": ("log:2", "log:e", "log:10", "jk:2"),
+                "output": None, "ties": ("docno", "rank", "average")}
+
+
+def _completion(args: list[str]) -> int:
+    """`trecgain completion bash|zsh|fish`: the shell's completion script."""
+    from . import completion
+
+    if args[:1] and args[0] in _HELP_FLAGS:
+        return _help(COMPLETION_HELP)
+    if len(args) != 1 or args[0] not in completion.SHELLS:
+        return _fail(f"usage: trecgain completion {'|'.join(completion.SHELLS)} (--help for help)", 2)
+    from .formats import FORMATS
+
+    words = {**_VALUE_WORDS, "measures": tuple(completion.measure_names()), "output_format": FORMATS}
+    options = [completion.Option(short, long, takes != "flag", words.get(key, ()),
+                                 OPTION_HELP[key][1].replace("\n", " "))
+               for short, long, key, takes in OPTIONS if key in OPTION_HELP]  # not -D, -Z: refused
+    return _help(completion.script(args[0], options, {name: help for name, (_, help) in SUBCOMMANDS.items()}))
+
+
 def _explain(args: list[str]) -> int:
     """`trecgain explain ...`: one query's computation rank by rank (trecgain.explain)."""
     from . import explain
@@ -385,10 +637,11 @@ def _explain(args: list[str]) -> int:
 
 
 #: The subcommands: name -> (function of the arguments after the name, returning the exit
-#: status; one line of help).
+#: status; one line of help).  Each answers --help.
 SUBCOMMANDS = {
-    "gdeval": (_gdeval, "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
     "explain": (_explain, "one query's computation rank by rank: gains, discounts, ideal ranking, ties"),
+    "gdeval": (_gdeval, "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
+    "completion": (_completion, "a completion script for bash, zsh or fish"),
 }
 
 _ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}

@@ -42,10 +42,10 @@ class Result(Record):
     notes (skipped queries, scores that are ranks, ...) for the caller to show (the library
     never prints), and whether the per-query values were kept
     (`evaluate(run, keep_values=False)`: `per_query`, `lines` and `to_dataframe` raise
-    ValueError)."""
+    ValueError), and the run's file name when it was evaluated from one (`source`)."""
 
-    __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes")
-    DEFAULTS = {"warnings": [], "keep_values": True, "notes": []}
+    __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes", "source")
+    DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None}
 
     def _kept(self, what: str) -> None:
         if not self.keep_values:
@@ -94,12 +94,23 @@ class Result(Record):
     def per_query(self) -> dict[str, dict[str, float | int | str]]:
         """{qid: {line name: value}} for every evaluated query (lines printed per query)."""
         self._kept("Result.per_query")
+        return dict(self._query_rows(range(len(self.qid_bytes))))
+
+    def query_values(self) -> list[tuple[str, dict[str, float | int | str]]]:
+        """[(qid, {line name: value})] of the queries `to_trec(per_query=True)` prints, in its
+        order (with -c, the queries the run lacks only under trec_eval 10's rules)."""
+        self._kept("Result.query_values")
+        in_run = self.evaluation.in_run
+        return self._query_rows(q for q in range(len(in_run)) if in_run[q] or self.absent_queries)
+
+    def _query_rows(self, queries: Iterable[int]) -> list[tuple[str, dict[str, float | int | str]]]:
         formats = [f for f in self._formats() if f[2]]
-        out: dict[str, dict[str, float | int | str]] = {}
-        for q, qid in enumerate(self.qids):
+        qids = self.qids
+        out = []
+        for q in queries:
             row = self.evaluation.row(q)
-            out[qid] = {name: _value(row[slot:slot + slots], kind, rule)
-                        for name, kind, _, rule, slot, slots in formats}
+            out.append((qids[q], {name: _value(row[slot:slot + slots], kind, rule)
+                                  for name, kind, _, rule, slot, slots in formats}))
         return out
 
     @property
@@ -109,19 +120,44 @@ class Result(Record):
         return {name: self._summary(summaries, kind, rule, slot)
                 for name, kind, _, rule, slot, _ in self._formats() if rule != "none"}
 
-    def to_dataframe(self):
-        """Per-query values as a pandas DataFrame, one row per query, one column per line
-        (pandas is optional: install it to use this)."""
+    def to_dataframe(self, form: str = "wide", summary: bool = False):
+        """The values as a pandas DataFrame (pandas is optional: install it to use this).
+        wide: one row per evaluated query (index qid), one column per line printed per query,
+        and with summary=True a last row `all` of those lines' `all` values.  long: columns
+        run, query, measure, value, one row per line of `to_trec(per_query=True, summary)`
+        (run: the run's file, else its runid)."""
         self._kept("Result.to_dataframe")
+        form = check.choice(form, "form", ("wide", "long"))
+        summary = check.flag(summary, "summary")
         try:
             import pandas as pd
         except ImportError:
             raise ImportError("to_dataframe needs pandas: pip install pandas") from None
+        if form == "long":
+            from . import formats
+
+            rows = formats.rows(formats.run_values(self, self.source, True, summary))
+            return pd.DataFrame(list(rows), columns=list(formats.ROW_FIELDS))
         per_query = self.per_query
         names = [f[0] for f in self._formats() if f[2]]
-        frame = pd.DataFrame({n: [row[n] for row in per_query.values()] for n in names}, index=self.qids)
+        columns = {n: [row[n] for row in per_query.values()] for n in names}
+        index = self.qids
+        if summary:
+            aggregate = self.aggregate
+            columns = {n: [*values, aggregate.get(n)] for n, values in columns.items()}
+            index = [*index, "all"]
+        frame = pd.DataFrame(columns, index=index)
         frame.index.name = "qid"
         return frame
+
+    def to_json(self, per_query: bool = False, summary: bool = True) -> str:
+        """This run's object of the command's `--format json` document: file (the run's file
+        or null), runid, aggregate (unless summary=False) and per_query (with per_query=True)."""
+        from . import formats
+
+        per_query = check.flag(per_query, "per_query")
+        summary = check.flag(summary, "summary")
+        return formats.dumps(formats.run_object(formats.run_values(self, self.source, per_query, summary)))
 
     def write_trec(self, write, per_query: bool = False, summary: bool = True) -> None:
         """Hand the exact text the command line prints to `write(bytes)`, a megabyte at a time."""
@@ -231,11 +267,12 @@ class Evaluator:
         (per-query lines are measured again as they are written), `per_query` does not; memory
         then stays at one block of queries however many queries there are."""
         keep_values = check.flag(keep_values, "keep_values")
+        source = _source_name(run)
         run = self.read_run(run)
         evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self._options(),
                                     keep_values)
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
-                      self._notes(run, evaluation))
+                      self._notes(run, evaluation), source)
 
     def read_run(self, run: Source | Any) -> _core.Run:
         """The run as the core holds it, with its rank column when ties="rank"."""
@@ -301,6 +338,16 @@ def _ties(value: object, requests: list[Request], max_docs: int | None) -> str:
             raise TrecgainError("--ties average does not combine with -M (a cut through a tie group): use a "
                                 "cutoff measure, e.g. ndcg_cut.10")
     return value  # type: ignore[return-value]
+
+
+def _source_name(run: object) -> str | None:
+    """The run's file name, when it is given as a path (or '-')."""
+    import os
+
+    if isinstance(run, (str, os.PathLike)):
+        name = os.fspath(run)
+        return name if isinstance(name, str) else None
+    return None
 
 
 def _compat(value: object) -> str:
