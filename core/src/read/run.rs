@@ -189,6 +189,7 @@ impl RunBuilder {
             docnos: self.docnos,
             scores: self.scores,
             lines: self.lines,
+            unit: "line",
             tag: self.tag,
             empty_qids: Vec::new(),
             warnings,
