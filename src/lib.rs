@@ -8,9 +8,12 @@ use std::io::{self, Read};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
+use std::borrow::Cow;
+
+use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use trecgain_core::error::Error;
 use trecgain_core::evaluate::{Evaluation, Measuring};
@@ -23,6 +26,7 @@ use trecgain_core::output::{
 };
 use trecgain_core::read::{
     read_qrels, read_qrels_path, read_run_path, read_run_with, Input, Qrels, ReadOptions, Run,
+    MAX_ID_BYTES,
 };
 
 /// The core's error as the package's TrecgainError(message, source, line).
@@ -95,6 +99,89 @@ fn input(source: &Bound<'_, PyAny>, name: String) -> PyResult<Result<Input, Erro
     }))
 }
 
+/// An id given in memory as the core reads it: a str's UTF-8 (surrogateescape's '\udc80' to
+/// '\udcff' as the bytes they stand for), a bytes' bytes; None for anything else (another
+/// type, a lone surrogate that stands for no byte).
+fn id_bytes<'a>(item: &'a Bound<'_, PyAny>) -> Option<Cow<'a, [u8]>> {
+    if let Ok(text) = item.downcast::<PyString>() {
+        if let Ok(utf8) = text.to_str() {
+            return Some(Cow::Borrowed(utf8.as_bytes()));
+        }
+        // SAFETY: text is a live str; the call returns a new reference or NULL with an error set,
+        // which from_owned_ptr_or_err takes (a subclass's own encode() is not called).
+        let encoded = unsafe {
+            Bound::from_owned_ptr_or_err(
+                item.py(),
+                pyo3::ffi::PyUnicode_AsEncodedString(
+                    text.as_ptr(),
+                    c"utf-8".as_ptr(),
+                    c"surrogateescape".as_ptr(),
+                ),
+            )
+        };
+        let encoded = encoded.ok()?;
+        let bytes = encoded.downcast::<PyBytes>().ok()?;
+        return Some(Cow::Owned(bytes.as_bytes().to_vec()));
+    }
+    item.downcast::<PyBytes>()
+        .ok()
+        .map(|b| Cow::Borrowed(b.as_bytes()))
+}
+
+/// An id the file readers would read: not empty, no ASCII whitespace or NUL, at most
+/// MAX_ID_BYTES bytes (trecgain.check.key's rule for the bytes).
+fn good_id(id: &[u8]) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_ID_BYTES
+        && !id.iter().any(|c| b" \t\n\r\x0b\x0c\0".contains(c))
+}
+
+/// The index of the first id in `ids` that `from_rows` would not take as it is (not a str or
+/// bytes, a lone surrogate, empty, whitespace or NUL, over 1024 bytes), so that Python can
+/// name it with trecgain.check's message and its row; None if every id is good.
+#[pyfunction]
+fn first_bad_id(ids: &Bound<'_, PyList>) -> Option<usize> {
+    ids.iter()
+        .position(|item| !id_bytes(&item).is_some_and(|id| good_id(&id)))
+}
+
+/// A buffer of doubles (a numpy float64 array, an array('d')) of as many values as there
+/// are ids, copied out.
+fn doubles(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    qids: usize,
+    docnos: usize,
+) -> PyResult<Vec<f64>> {
+    // an empty array('d') has no memory, which PyBuffer refuses as misaligned
+    let values = if values.len()? == 0 {
+        Vec::new()
+    } else {
+        PyBuffer::<f64>::get(values)?.to_vec(py)?
+    };
+    if values.len() != qids || docnos != qids {
+        return Err(PyValueError::new_err(format!(
+            "columns of different lengths: {qids} qids, {docnos} docnos, {} values",
+            values.len()
+        )));
+    }
+    Ok(values)
+}
+
+/// The rows of id columns and a value column, ids as the core reads them (an id that is not
+/// a str or bytes is empty, which the core refuses at its row).
+fn rows<'a>(
+    qids: &'a Bound<'_, PyList>,
+    docnos: &'a Bound<'_, PyList>,
+    values: &'a [f64],
+) -> impl Iterator<Item = (Vec<u8>, Vec<u8>, f64)> + 'a {
+    let owned = |item: Bound<'_, PyAny>| id_bytes(&item).map(Cow::into_owned).unwrap_or_default();
+    qids.iter()
+        .zip(docnos.iter())
+        .zip(values)
+        .map(move |((q, d), &v)| (owned(q), owned(d), v))
+}
+
 #[pyclass(frozen, name = "Qrels", module = "trecgain._core")]
 struct PyQrels {
     inner: Arc<Qrels>,
@@ -136,6 +223,26 @@ impl PyQrels {
             fractional,
         )
         .map_err(|e| to_py(py, e))?;
+        Ok(PyQrels {
+            inner: Arc::new(qrels),
+        })
+    }
+
+    /// Judgments given as columns of rows (a DataFrame's, a list of tuples'): ids as str or
+    /// bytes (checked first with `first_bad_id`), grades as a buffer of doubles; messages name
+    /// the rows, counted from 1.
+    #[staticmethod]
+    fn from_rows(
+        py: Python<'_>,
+        name: String,
+        qids: &Bound<'_, PyList>,
+        docnos: &Bound<'_, PyList>,
+        grades: &Bound<'_, PyAny>,
+        fractional: bool,
+    ) -> PyResult<Self> {
+        let grades = doubles(py, grades, qids.len(), docnos.len())?;
+        let qrels = Qrels::from_rows(&name, rows(qids, docnos, &grades), fractional)
+            .map_err(|e| to_py(py, e))?;
         Ok(PyQrels {
             inner: Arc::new(qrels),
         })
@@ -198,6 +305,23 @@ impl PyRun {
             empty_qids,
         )
         .map_err(|e| to_py(py, e))?;
+        Ok(PyRun {
+            inner: Arc::new(run),
+        })
+    }
+
+    /// Results given as columns of rows (a DataFrame's, a list of tuples'), as
+    /// `Qrels.from_rows`: ids as str or bytes, scores as a buffer of doubles.
+    #[staticmethod]
+    fn from_rows(
+        py: Python<'_>,
+        name: String,
+        qids: &Bound<'_, PyList>,
+        docnos: &Bound<'_, PyList>,
+        scores: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let scores = doubles(py, scores, qids.len(), docnos.len())?;
+        let run = Run::from_rows(&name, rows(qids, docnos, &scores)).map_err(|e| to_py(py, e))?;
         Ok(PyRun {
             inner: Arc::new(run),
         })
@@ -840,5 +964,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyEvaluation>()?;
     m.add_function(wrap_pyfunction!(py_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(py_explain, m)?)?;
+    m.add_function(wrap_pyfunction!(first_bad_id, m)?)?;
     Ok(())
 }

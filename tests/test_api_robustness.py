@@ -197,15 +197,14 @@ class _ReadsText:
 
 
 @pytest.mark.parametrize("make, fragment", [
-    (lambda tmp: (x for x in []), "a generator is not a source: expected a path, '-', an open file or a {qid: {do"),
-    (lambda tmp: [], "a list is not a source"),
-    (lambda tmp: [("q1", "d1", 1)], "a list is not a source"),
+    # lists and generators of tuples are sources now: tests/test_frames.py
+    (lambda tmp: np.array([["q1", "d1", "1"]]), "ndarray is not a source: expected a path"),
     (lambda tmp: None, "None is not a source"),
     (lambda tmp: b"qrels.txt", "bytes are not a source: expected a path"),
     (lambda tmp: bytearray(b"q1 0 d1 1\n"), "bytes are not a source"),
     (lambda tmp: 3, "an int is not a source"),
     (lambda tmp: 1.5, "a float is not a source"),
-    (lambda tmp: object(), "an object is not a source"),
+    (lambda tmp: object(), "an object is not a source: expected a path, '-', an open file, a {qid: {do"),
     (lambda tmp: _closed("r", tmp), "closed.txt: cannot read: the file is closed"),
     (lambda tmp: _closed("rb", tmp), "closed.txt: cannot read: the file is closed"),
     (lambda tmp: open(tmp / "w.txt", "w"), "w.txt: cannot read: the file is not open for reading"),

@@ -10,7 +10,8 @@ pytrec_eval-style dicts.  Every check raises `TrecgainError` with one line namin
   int that becomes a double must be exact (integers beyond 2**53 are not all doubles).
 - A grade is an int of at most 2**53 in magnitude, the qrels reader's limit; with fractional
   grades also any finite real number (the reader then reads any decimal).  2.0 is a
-  fractional grade, as '2.0' is in a file.
+  fractional grade, as '2.0' is in a file -- except in a DataFrame, where pandas makes a
+  column of ints floats once it has held a NaN: there a float holding a whole number is one.
 - An id is a str, bytes or an int (written as str(int)); a str is encoded as UTF-8 with
   surrogateescape, so "\\udc80".."\\udcff" stand for the bytes 0x80..0xff (as os.fsencode
   reads them, and as `Result.qids` decodes them back); other lone surrogates are refused.
@@ -174,11 +175,16 @@ def key(value: object, what: str, source: str) -> bytes:
     return out
 
 
-def grade(value: object, fractional: bool, where: str, source: str) -> float:
+def grade(value: object, fractional: bool, where: str, source: str, whole_floats: bool = False) -> float:
     """A grade: a whole number of at most 2**53 in magnitude (the qrels reader's limit: every
     integer up to there is a double), or with fractional grades also any finite real number,
-    as the reader reads any decimal then.  `where`: "document 'd' of query 'q'"."""
+    as the reader reads any decimal then.  `where`: "document 'd' of query 'q'"; with
+    `whole_floats` (a DataFrame's grades) a float holding a whole number counts as one."""
     number = integer(value)
+    if number is None and whole_floats:
+        f = real(value)
+        if f is not None and math.isfinite(f) and f.is_integer():
+            number = int(f)
     if number is not None:
         if not -MAX_EXACT <= number <= MAX_EXACT:
             raise TrecgainError(f"grade {show(value)} of {where} is out of range (integer grades are at most "

@@ -203,6 +203,10 @@ def _value(slots: list[float], kind: str, rule: str) -> float | int | str:
 class Evaluator:
     """Evaluate runs against one set of qrels, with trec_eval's options.
 
+    qrels: a path, '-', an open file, {qid: {docno: grade}}, a pandas DataFrame with columns
+    query_id, doc_id, relevance (ir_measures) or qid, docno, label (PyTerrier), or an
+    iterable of (qid, docno, grade) tuples or ir_measures' Qrel (trecgain.rows).
+
     Every bad argument raises TrecgainError with one line naming it (the rules: trecgain.check):
     flags are True or False, whole-number options are ints, strings are not numbers, and
     measures is one name or a non-empty list of names.
@@ -261,7 +265,11 @@ class Evaluator:
                 int(self.err_max_grade), (self.num_docs, ties or self.ties))
 
     def evaluate(self, run: Source | Any, keep_values: bool = True) -> Result:
-        """Evaluate one run (a path, '-', an open file, a core Run, or {qid: {docno: score}}).
+        """Evaluate one run (a path, '-', an open file, a core Run, a dict, a DataFrame or rows).
+
+        A dict is {qid: {docno: score}}; a DataFrame has columns query_id, doc_id, score
+        (ir_measures) or qid, docno, score (PyTerrier); rows are an iterable of (qid, docno,
+        score) tuples or ir_measures' ScoredDoc, read once.
 
         With keep_values=False only the `all` values are kept: `aggregate` and `to_trec` work
         (per-query lines are measured again as they are written), `per_query` does not; memory

@@ -1,7 +1,8 @@
 """Where qrels and runs come from (stage 1, the Python side): paths, `-`, open files and
 pytrec_eval-style dicts, handed to the core's reader (`trecgain._core`), which streams and
 checks them.  Dicts are checked here, since their values are Python objects (the rules for
-ids, grades and scores: trecgain.check); anything else is refused with a message."""
+ids, grades and scores: trecgain.check); DataFrames and iterables of tuples in trecgain.rows;
+anything else is refused with a message."""
 
 from __future__ import annotations
 
@@ -9,15 +10,15 @@ import io
 import math
 import os
 import sys
-from . import _core, check
+from . import _core, check, rows
 from .check import show
 from .errors import TrecgainError
 
 TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
 if TYPE_CHECKING:
-    from typing import IO, Union
+    from typing import IO, Iterable, Union
 
-    Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str], dict]
+    Source = Union[str, "os.PathLike[str]", IO[bytes], IO[str], dict, Iterable[tuple]]  # or a DataFrame
 
 
 def describe(source: Source) -> str:
@@ -43,20 +44,30 @@ def _printable(name: str) -> str:
 
 
 def read_qrels(source: Source, fractional: bool = False) -> _core.Qrels:
-    """Read a qrels file (`qid iter docno grade`), or a pytrec_eval-style dict."""
+    """Read a qrels file (`qid iter docno grade`), a pytrec_eval-style dict, a DataFrame or rows (see rows.py)."""
     if _is_mapping(source):
         return _qrels_from_dict(source, fractional)
+    if rows.is_frame(source):
+        return rows.qrels_from_frame(source, fractional)
+    if rows.is_rows(source):
+        return rows.qrels_from_rows(source, fractional)
     return _core.Qrels.read(_raw(source, "qrels"), describe(source), fractional)
 
 
 def read_run(source: Source, ranks: bool = False) -> _core.Run:
-    """Read a run file (`qid iter docno rank score tag ...`), or a pytrec_eval-style dict;
-    with `ranks`, the rank column too (for ties="rank"; a dict has none)."""
+    """Read a run file (`qid iter docno rank score tag ...`), a pytrec_eval dict, a DataFrame or rows
+    (rows.py); with `ranks`, the rank column too (for ties="rank": only a run file has one)."""
     if _is_mapping(source):
         if ranks:
             raise TrecgainError("a {qid: {docno: score}} dict has no rank column: ties='rank' needs a run file",
                                 "run")
         return _run_from_dict(source)
+    if ranks and (rows.is_frame(source) or rows.is_rows(source)):
+        raise TrecgainError("only a run file has a rank column: ties='rank' needs one", "run")
+    if rows.is_frame(source):
+        return rows.run_from_frame(source)
+    if rows.is_rows(source):
+        return rows.run_from_rows(source)
     return _core.Run.read(_raw(source, "run"), describe(source), bool(ranks))
 
 
@@ -109,7 +120,8 @@ def _raw(source: Source, what: str = "input") -> object:
 
 def _not_a_source(source: object, what: str) -> str:
     values = "grade" if what == "qrels" else "score"
-    expected = f"a path, '-', an open file or a {{qid: {{docno: {values}}}}} dict"
+    expected = (f"a path, '-', an open file, a {{qid: {{docno: {values}}}}} dict, a DataFrame or "
+                f"(qid, docno, {values}) tuples")
     if isinstance(source, (bytes, bytearray)):
         return f"bytes are not a source: expected {expected} (contents: io.BytesIO(data); a path: os.fsdecode(path))"
     return f"{check.a(source)} is not a source: expected {expected}"

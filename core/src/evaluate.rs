@@ -509,4 +509,27 @@ mod tests {
             assert_eq!(bits(&one)[one.values.len()..], bits(&over)[..]);
         }
     }
+
+    /// A document twice in one ranking: a file's run names lines, rows given in memory rows.
+    #[test]
+    fn a_duplicate_names_the_unit_of_its_run() {
+        let qrels = Qrels::from_judgments("q", [(b"1", b"a", 1.0)], false).unwrap();
+        let items = [(b"1", b"a", 2.0), (b"1", b"b", 1.0), (b"1", b"a", 0.5)];
+        let requests = [request("ndcg", vec![], Summary::Mean)];
+        let options = Options::default();
+        let message = |run: &Run| {
+            let measuring = Measuring::new(&qrels, run, &requests, &options).unwrap();
+            measuring.evaluate(true).err().unwrap().to_string()
+        };
+        let rows = Run::from_rows("run DataFrame", items).unwrap();
+        assert_eq!(
+            message(&rows),
+            "run DataFrame:3: document 'a' retrieved twice for query '1' (first at row 1)"
+        );
+        let lines = Run::from_lines("run", items, Vec::<Vec<u8>>::new()).unwrap();
+        assert_eq!(
+            message(&lines),
+            "run:3: document 'a' retrieved twice for query '1' (first at line 1)"
+        );
+    }
 }

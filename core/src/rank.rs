@@ -158,9 +158,10 @@ pub fn check_duplicates<'a>(
             };
             return Err(Error::at(
                 format!(
-                    "document '{}' retrieved twice for query '{}' (first at line {})",
+                    "document '{}' retrieved twice for query '{}' (first at {} {})",
                     text(docno),
                     text(run.qids.get(run.query[row] as usize)),
+                    run.unit,
                     run.lines[first]
                 ),
                 &run.source,

@@ -261,48 +261,84 @@ impl Qrels {
         Q: AsRef<[u8]>,
         D: AsRef<[u8]>,
     {
-        let mut b = QrelsBuilder::default();
-        for (qid, docno, grade) in items {
-            let (qid, docno) = (qid.as_ref(), docno.as_ref());
-            check_key(qid)?;
-            check_key(docno)?;
-            let q = b.qids.intern(qid);
-            b.query.push(q);
-            b.docnos.push(docno);
-            b.grades.push(grade);
-            b.lines.push(0);
+        judgments(source, items, fractional, None)
+    }
+
+    /// Qrels given as numbered rows (a DataFrame, a list of tuples): as `from_judgments`, but
+    /// the rows are numbered 1, 2, ... and messages name them (`SOURCE:ROW: document 'd'
+    /// judged twice for query 'q' (first at row 1)`), as a file's messages name its lines.
+    pub fn from_rows<I, Q, D>(source: &str, items: I, fractional: bool) -> Result<Qrels>
+    where
+        I: IntoIterator<Item = (Q, D, f64)>,
+        Q: AsRef<[u8]>,
+        D: AsRef<[u8]>,
+    {
+        judgments(source, items, fractional, Some("row"))
+    }
+}
+
+/// Judgments given in memory; `unit`: what their positions are called in messages ("row"), or
+/// None for judgments without positions (a dict's).
+fn judgments<I, Q, D>(source: &str, items: I, fractional: bool, unit: Option<&str>) -> Result<Qrels>
+where
+    I: IntoIterator<Item = (Q, D, f64)>,
+    Q: AsRef<[u8]>,
+    D: AsRef<[u8]>,
+{
+    let mut b = QrelsBuilder::default();
+    let at = |message: String, position: u64| match unit {
+        Some(_) => Error::at(message, source, position),
+        None => Error::in_file(message, source),
+    };
+    for (qid, docno, grade) in items {
+        let (qid, docno) = (qid.as_ref(), docno.as_ref());
+        let position = if unit.is_some() {
+            b.lines.len() as u64 + 1
+        } else {
+            0
+        };
+        check_key(qid)
+            .and_then(|()| check_key(docno))
+            .map_err(|e| match unit {
+                Some(_) => Error::at(e.message, source, position),
+                None => e,
+            })?;
+        let q = b.qids.intern(qid);
+        b.query.push(q);
+        b.docnos.push(docno);
+        b.grades.push(grade);
+        b.lines.push(position);
+    }
+    if b.grades.is_empty() {
+        return Err(Error::in_file("no judgments in the qrels", source));
+    }
+    for (j, grade) in b.grades.iter_mut().enumerate() {
+        let g = *grade;
+        let doc = text::show(b.docnos.get(j));
+        if !g.is_finite() || (!fractional && g.fract() != 0.0) {
+            let hint = if fractional || !g.is_finite() {
+                ""
+            } else {
+                " (fractional_grades=True accepts it)"
+            };
+            let g = text::float_repr(g);
+            return Err(at(
+                format!("grade {g} of document '{doc}' is not an integer{hint}"),
+                b.lines[j],
+            ));
         }
-        if b.grades.is_empty() {
-            return Err(Error::in_file("no judgments in the qrels", source));
-        }
-        for (j, grade) in b.grades.iter_mut().enumerate() {
-            let g = *grade;
-            let doc = text::show(b.docnos.get(j));
-            if !g.is_finite() || (!fractional && g.fract() != 0.0) {
-                let hint = if fractional || !g.is_finite() {
-                    ""
-                } else {
-                    " (fractional_grades=True accepts it)"
-                };
+        if !fractional {
+            if g.abs() > number::MAX_INTEGER_GRADE as f64 {
                 let g = text::float_repr(g);
-                return Err(Error::in_file(
-                    format!("grade {g} of document '{doc}' is not an integer{hint}"),
-                    source,
+                return Err(at(
+                    format!("grade {g} of document '{doc}' is out of range"),
+                    b.lines[j],
                 ));
             }
-            if !fractional {
-                if g.abs() > number::MAX_INTEGER_GRADE as f64 {
-                    let g = text::float_repr(g);
-                    return Err(Error::in_file(
-                        format!("grade {g} of document '{doc}' is out of range"),
-                        source,
-                    ));
-                }
-                *grade = g + 0.0; // no negative zero among integer grades
-            }
+            *grade = g + 0.0; // no negative zero among integer grades
         }
-        qrels::assemble(source, b, fractional, false)
     }
+    qrels::assemble(source, b, fractional, unit)
 }
 
 /// Run lines in file order (blank and comment lines dropped).
@@ -323,6 +359,9 @@ pub struct Run {
     /// Whether every line's score is written as its rank is (`1 ... 1`, `2 ... 2`): the score
     /// column then holds ranks, and trec_eval ranks them upside down.
     pub score_is_rank: bool,
+    /// What `lines` number in messages: "line" (a file's, a dict's results) or "row" (rows
+    /// given in memory: `Run::from_rows`).
+    pub unit: &'static str,
     /// Tag of the last line read (runid).
     pub tag: Vec<u8>,
     /// Queries given with nothing retrieved (`{qid: {}}` in a dict run): evaluated as empty.
@@ -343,42 +382,76 @@ impl Run {
         E: IntoIterator<Item = S>,
         S: AsRef<[u8]>,
     {
-        let mut b = RunBuilder::default();
-        for (qid, docno, score) in items {
-            let (qid, docno) = (qid.as_ref(), docno.as_ref());
-            check_key(qid)?;
-            check_key(docno)?;
-            let q = b.qids.intern(qid);
-            b.query.push(q);
-            b.docnos.push(docno);
-            b.scores.push(score);
-            b.lines.push(b.lines.len() as u64 + 1);
-        }
-        let mut empty = Vec::new();
+        let mut run = results(source, items, None)?;
         for qid in empty_qids {
             check_key(qid.as_ref())?;
-            empty.push(qid.as_ref().to_vec());
+            run.empty_qids.push(qid.as_ref().to_vec());
         }
-        if b.scores.is_empty() && empty.is_empty() {
+        if run.scores.is_empty() && run.empty_qids.is_empty() {
             return Err(Error::in_file("no results in the run", source));
         }
-        if !b.scores.iter().all(|s| s.is_finite()) {
-            return Err(Error::in_file("a score is not a finite number", source));
-        }
-        Ok(Run {
-            source: source.to_string(),
-            qids: b.qids.ids,
-            query: b.query,
-            docnos: b.docnos,
-            scores: b.scores,
-            lines: b.lines,
-            ranks: Vec::new(),
-            score_is_rank: false,
-            tag: b"unknown".to_vec(),
-            empty_qids: empty,
-            warnings: Vec::new(),
-        })
+        Ok(run)
     }
+
+    /// A run given as numbered rows (a DataFrame, a list of tuples): as `from_lines`, but
+    /// messages name the rows (`SOURCE:ROW: ...`, `(first at row 1)`), as a file's its lines.
+    pub fn from_rows<I, Q, D>(source: &str, items: I) -> Result<Run>
+    where
+        I: IntoIterator<Item = (Q, D, f64)>,
+        Q: AsRef<[u8]>,
+        D: AsRef<[u8]>,
+    {
+        let run = results(source, items, Some("row"))?;
+        if run.scores.is_empty() {
+            return Err(Error::in_file("no results in the run", source));
+        }
+        Ok(run)
+    }
+}
+
+/// Results given in memory, numbered 1, 2, ...; `unit`: what messages call them ("row"), or
+/// None for a dict's results (messages then name no position, except a duplicate's "line").
+fn results<I, Q, D>(source: &str, items: I, unit: Option<&'static str>) -> Result<Run>
+where
+    I: IntoIterator<Item = (Q, D, f64)>,
+    Q: AsRef<[u8]>,
+    D: AsRef<[u8]>,
+{
+    let mut b = RunBuilder::default();
+    let at = |e: Error, position: u64| match unit {
+        Some(_) => Error::at(e.message, source, position),
+        None => e,
+    };
+    for (qid, docno, score) in items {
+        let (qid, docno) = (qid.as_ref(), docno.as_ref());
+        let position = b.lines.len() as u64 + 1;
+        check_key(qid)
+            .and_then(|()| check_key(docno))
+            .map_err(|e| at(e, position))?;
+        if !score.is_finite() {
+            let e = Error::in_file("a score is not a finite number", source);
+            return Err(at(e, position));
+        }
+        let q = b.qids.intern(qid);
+        b.query.push(q);
+        b.docnos.push(docno);
+        b.scores.push(score);
+        b.lines.push(position);
+    }
+    Ok(Run {
+        source: source.to_string(),
+        qids: b.qids.ids,
+        query: b.query,
+        docnos: b.docnos,
+        scores: b.scores,
+        lines: b.lines,
+        unit: unit.unwrap_or("line"),
+        ranks: Vec::new(),
+        score_is_rank: false,
+        tag: b"unknown".to_vec(),
+        empty_qids: Vec::new(),
+        warnings: Vec::new(),
+    })
 }
 
 fn open_source(input: Input, options: &ReadOptions) -> Result<(Source, Limits)> {

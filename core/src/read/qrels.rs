@@ -109,7 +109,7 @@ impl QrelsBuilder {
         if self.grades.is_empty() {
             return Err(Error::in_file("no judgments in the qrels file", name));
         }
-        assemble(name, self, fractional, true)
+        assemble(name, self, fractional, Some("line"))
     }
 }
 
@@ -139,12 +139,13 @@ fn parse_grade(tok: &[u8], fractional: bool) -> std::result::Result<f64, String>
 }
 
 /// Groups judgments by query (queries in unsigned byte order, file order within a query),
-/// builds the (query, docno) index, and refuses a document judged twice for one query.
+/// builds the (query, docno) index, and refuses a document judged twice for one query,
+/// naming its positions if the judgments have them (`unit`: "line" in a file, "row").
 pub(crate) fn assemble(
     name: &str,
     mut b: QrelsBuilder,
     fractional: bool,
-    from_file: bool,
+    unit: Option<&str>,
 ) -> Result<Qrels> {
     let n = b.grades.len();
     if n > u32::MAX as usize {
@@ -298,20 +299,19 @@ pub(crate) fn assemble(
     if let Some((first, second)) = duplicate {
         let qid = show(qids.get(offsets.partition_point(|&o| o <= first) - 1));
         let docno = show(docnos.get(first));
-        return Err(if from_file {
-            Error::at(
+        return Err(match unit {
+            Some(unit) => Error::at(
                 format!(
-                    "document '{docno}' judged twice for query '{qid}' (first at line {})",
+                    "document '{docno}' judged twice for query '{qid}' (first at {unit} {})",
                     lines[first]
                 ),
                 name,
                 lines[second],
-            )
-        } else {
-            Error::in_file(
+            ),
+            None => Error::in_file(
                 format!("document '{docno}' judged twice for query '{qid}'"),
                 name,
-            )
+            ),
         });
     }
     Ok(Qrels {

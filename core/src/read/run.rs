@@ -202,6 +202,7 @@ impl RunBuilder {
             lines: self.lines,
             score_is_rank,
             ranks: self.ranks,
+            unit: "line",
             tag: self.tag,
             empty_qids: Vec::new(),
             warnings,

@@ -1154,6 +1154,65 @@ fn run_from_lines() {
     );
 }
 
+#[test]
+fn qrels_from_rows_name_their_rows() {
+    let err = |items: Vec<(&str, &str, f64)>, fractional| {
+        let items = items
+            .into_iter()
+            .map(|(q, d, g)| (q.as_bytes(), d.as_bytes(), g));
+        Qrels::from_rows("qrels DataFrame", items, fractional)
+            .err()
+            .unwrap()
+            .to_string()
+    };
+    let items = [(b"2", b"a", 1.0), (b"1", b"b", 2.0)];
+    let q = Qrels::from_rows("qrels DataFrame", items, false).unwrap();
+    assert_eq!(q.lines, [2, 1]); // grouped in byte order of qid, rows kept
+    assert_eq!(
+        err(
+            vec![("1", "a", 1.0), ("2", "b", 0.0), ("1", "a", 2.0)],
+            false
+        ),
+        "qrels DataFrame:3: document 'a' judged twice for query '1' (first at row 1)"
+    );
+    assert_eq!(
+        err(vec![("1", "a", 1.0), ("1", "b", 2.5)], false),
+        "qrels DataFrame:2: grade 2.5 of document 'b' is not an integer (fractional_grades=True accepts it)"
+    );
+    assert_eq!(
+        err(vec![("1", "a", 1.0), ("1", "b c", 1.0)], false),
+        "qrels DataFrame:2: identifier 'b c' is empty or contains whitespace"
+    );
+    assert_eq!(
+        err(vec![], false),
+        "qrels DataFrame: no judgments in the qrels"
+    );
+}
+
+#[test]
+fn run_from_rows_name_their_rows() {
+    let items: Vec<(&[u8], &[u8], f64)> = vec![(b"q2", b"a", 1.0), (b"q1", b"b", 2.0)];
+    let r = Run::from_rows("run list", items).unwrap();
+    assert_eq!((r.lines.as_slice(), r.unit), ([1, 2].as_slice(), "row"));
+    assert_eq!(r.tag, b"unknown");
+    let e = Run::from_rows("run list", [(b"q", b"d", 1.0), (b"q", b"e", f64::NAN)])
+        .err()
+        .unwrap();
+    assert_eq!(e.to_string(), "run list:2: a score is not a finite number");
+    let e = Run::from_rows("run list", [(b"q", b"", 1.0)])
+        .err()
+        .unwrap();
+    assert_eq!(
+        e.to_string(),
+        "run list:1: identifier '' is empty or contains whitespace"
+    );
+    let none: [(&[u8], &[u8], f64); 0] = [];
+    let e = Run::from_rows("run list", none).err().unwrap();
+    assert_eq!(e.to_string(), "run list: no results in the run");
+    let r = Run::from_lines("run", [(b"q", b"d", 1.0)], Vec::<Vec<u8>>::new()).unwrap();
+    assert_eq!(r.unit, "line");
+}
+
 // ---------------------------------------------------------------- speed (not run by default)
 
 /// `cargo test --release -p trecgain-core read_speed -- --ignored --nocapture`

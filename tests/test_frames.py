@@ -1,0 +1,446 @@
+"""DataFrames, namedtuples and tuples as qrels and runs (trecgain/rows.py).
+
+Every good case is checked against the same data written as TREC files and evaluated from
+the files: `to_trec(per_query=True)` must be byte-identical, in both compat modes, for a few
+measures and for all_trec.  The rows are parsed from the data sets' files here, by this test
+(comment lines and blank run lines skipped, fields split at whitespace, grades by int(),
+scores by float()), never taken from trecgain.  A frame, like a dict, has no run tag: its
+runid is `unknown`, so the files the frames are compared with are written with that tag, and
+the original files' output is compared with its runid line's value changed to `unknown`.
+
+Bad input: each refusal is one line naming the source, the row (counted from 1, as the lines
+of the same data in a file) and the problem, checked in full.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ir_measures import Qrel, ScoredDoc
+
+from conftest import CASES, ROOT
+from trecgain import Evaluator, TrecgainError
+
+EXAMPLE = ROOT / "testdata" / "example"
+DATASETS = [EXAMPLE] + [CASES / name for name in (
+    "h-comments", "h-crlf", "h-float32-near-tie", "h-score-sci", "h-score-negative", "h-run-blank-lines",
+    "h-run-extra-fields", "h-qid-string-order", "h-tie-numeric-docnos", "h-tie-docno-desc", "h-big-grades",
+    "h-nothing-relevant", "h-worked-linear", "h-deep", "f0040", "r0117", "r0266")]
+MEASURE_SETS = [["ndcg_cut.10", "map", "P.5"], ["all_trec"]]
+COMPATS = ["10", "9"]
+SETTINGS = dict(deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+# ---------------------------------------------------------------- the data, parsed here
+
+
+def _text(field: bytes) -> str:
+    return field.decode("utf-8", "surrogateescape")
+
+
+def parse_qrels(path: Path) -> list[tuple[str, str, int]]:
+    """(qid, docno, grade) of each judgment line of a qrels file."""
+    rows = []
+    for line in path.read_bytes().split(b"\n"):
+        if line.startswith(b"#") or not line.split():
+            continue
+        qid, _, docno, grade = line.split()
+        rows.append((_text(qid), _text(docno), int(grade)))
+    return rows
+
+
+def parse_run(path: Path) -> tuple[list[tuple[str, str, float]], str]:
+    """(qid, docno, score) of each result line of a run file, and the last line's tag."""
+    rows, tag = [], ""
+    for line in path.read_bytes().split(b"\n"):
+        fields = line.split()
+        if line.startswith(b"#") or not fields:
+            continue
+        rows.append((_text(fields[0]), _text(fields[2]), float(fields[4])))
+        tag = _text(fields[5])
+    return rows, tag
+
+
+def write_files(directory: Path, qrels: list[tuple], run: list[tuple]) -> tuple[str, str]:
+    """The rows as a qrels file and a run file tagged `unknown` (a frame's runid)."""
+    q, r = directory / "qrels.txt", directory / "run.txt"
+    q.write_bytes(b"".join(f"{qid} 0 {docno} {grade}\n".encode("utf-8", "surrogateescape")
+                           for qid, docno, grade in qrels))
+    r.write_bytes(b"".join(f"{qid} Q0 {docno} {i} {score!r} unknown\n".encode("utf-8", "surrogateescape")
+                           for i, (qid, docno, score) in enumerate(run, 1)))
+    return str(q), str(r)
+
+
+def as_trec(qrels, run, measures, compat, **options) -> str:
+    return Evaluator(qrels, measures=measures, compat=compat, **options).evaluate(run).to_trec(per_query=True)
+
+
+def columns(rows: list[tuple]) -> tuple[list, list, list]:
+    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+
+
+# ---------------------------------------------------------------- the forms users have
+
+
+def qrels_forms(rows: list[tuple]) -> dict:
+    """Makers of the qrels in each accepted form (a generator can be read once only)."""
+    q, d, g = columns(rows)
+    return {
+        "ir_measures frame": lambda: pd.DataFrame({"query_id": q, "doc_id": d, "relevance": g, "iteration": "0"}),
+        "PyTerrier frame": lambda: pd.DataFrame({"qid": q, "docno": d, "label": g}),
+        "Qrel list": lambda: [Qrel(*row) for row in rows],
+        "tuple generator": lambda: (row for row in rows),
+    }
+
+
+def run_forms(rows: list[tuple]) -> dict:
+    """Makers of the run in each accepted form, paired with qrels_forms by position."""
+    q, d, s = columns(rows)
+    return {
+        "ir_measures frame": lambda: pd.DataFrame({"query_id": q, "doc_id": d, "score": s}),
+        "PyTerrier frame": lambda: pd.DataFrame({"qid": q, "docid": range(len(rows)), "docno": d, "score": s,
+                                                 "rank": range(len(rows)), "query": "some words"}),
+        "ScoredDoc generator": lambda: (ScoredDoc(*row) for row in rows),
+        "tuple list": lambda: list(rows),
+    }
+
+
+FORMS = list(zip(qrels_forms([]), run_forms([])))
+
+
+def _runid_unknown(text: str, tag: str) -> str:
+    return text.replace(f"runid                 \tall\t{tag}\n", "runid                 \tall\tunknown\n")
+
+
+@pytest.mark.parametrize("dataset", DATASETS, ids=lambda p: p.name)
+@pytest.mark.parametrize("compat", COMPATS)
+@pytest.mark.parametrize("measures", MEASURE_SETS, ids=lambda m: m[0])
+def test_every_form_evaluates_as_the_files(dataset, compat, measures, tmp_path):
+    qrels = parse_qrels(dataset / "qrels.txt")
+    run, tag = parse_run(dataset / "run.txt")
+    written = as_trec(*write_files(tmp_path, qrels, run), measures, compat)
+    original = as_trec(str(dataset / "qrels.txt"), str(dataset / "run.txt"), measures, compat)
+    assert _runid_unknown(original, tag) == written  # the files written here are the same data
+    for (qrels_form, make_qrels), (run_form, make_run) in zip(qrels_forms(qrels).items(), run_forms(run).items()):
+        assert as_trec(make_qrels(), make_run(), measures, compat) == written, (qrels_form, run_form)
+
+
+def test_ir_measures_readers_are_sources():
+    """ir_measures' own file readers give generators of Qrel and ScoredDoc."""
+    import ir_measures
+
+    qrels, run = str(EXAMPLE / "qrels.txt"), str(EXAMPLE / "run.txt")
+    got = as_trec(ir_measures.read_trec_qrels(qrels), ir_measures.read_trec_run(run), ["all_trec"], "10")
+    assert got == _runid_unknown(as_trec(qrels, run, ["all_trec"], "10"), "bm25")
+
+
+def test_against_pytrec_eval():
+    """pytrec_eval (trec_eval 9's code) on dicts agrees with compat 9 on frames."""
+    import pytrec_eval
+
+    qrels, (run, _) = parse_qrels(EXAMPLE / "qrels.txt"), parse_run(EXAMPLE / "run.txt")
+    qrels_dict: dict = {}
+    for q, d, g in qrels:
+        qrels_dict.setdefault(q, {})[d] = g
+    run_dict: dict = {}
+    for q, d, s in run:
+        run_dict.setdefault(q, {})[d] = s
+    theirs = pytrec_eval.RelevanceEvaluator(qrels_dict, {"map", "ndcg_cut.10", "P.5"}).evaluate(run_dict)
+    ours = Evaluator(qrels_forms(qrels)["PyTerrier frame"](), measures=["map", "ndcg_cut.10", "P.5"],
+                     compat="9").evaluate(run_forms(run)["PyTerrier frame"]()).per_query
+    assert set(ours) == set(theirs)
+    for qid, values in theirs.items():
+        for name in ("map", "ndcg_cut_10", "P_5"):
+            assert math.isclose(ours[qid][name], values[name], rel_tol=1e-12, abs_tol=1e-15), (qid, name)
+
+
+# ---------------------------------------------------------------- generated collections
+
+IDS = st.text(alphabet="aZ09_.\u00e9-", min_size=1, max_size=3)
+SCORES = st.one_of(st.integers(-3, 3).map(float), st.floats(-5, 5, allow_nan=False, width=32).map(float),
+                   st.floats(-1e6, 1e6, allow_nan=False))
+
+
+@st.composite
+def collections(draw):
+    """Qrels and run rows in a random order, with str or int qids (int qids are their text)."""
+    qids = draw(st.lists(st.integers(0, 300) if draw(st.booleans()) else IDS, min_size=1, max_size=4, unique=True))
+    qrels, run = [], []
+    for i, q in enumerate(qids):
+        for d in draw(st.lists(IDS, min_size=1 if i == 0 else 0, max_size=6, unique=True)):
+            qrels.append((q, d, draw(st.integers(-1, 4))))
+        if i == 0 or draw(st.booleans()):  # the first query in both, so that one overlaps
+            for d in draw(st.lists(IDS, min_size=1, max_size=8, unique=True)):
+                run.append((q, d, draw(SCORES)))
+    return draw(st.permutations(qrels)), draw(st.permutations(run))
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(collections(), st.sampled_from(FORMS), st.sampled_from(COMPATS), st.booleans())
+def test_generated_collections(collection, forms, compat, float_grades):
+    qrels, run = collection
+    make_qrels, make_run = qrels_forms(qrels)[forms[0]], run_forms(run)[forms[1]]
+    given_qrels = make_qrels()
+    if float_grades and isinstance(given_qrels, pd.DataFrame):  # whole floats: grades, in a frame
+        grade = "relevance" if "relevance" in given_qrels else "label"
+        given_qrels[grade] = given_qrels[grade].astype(np.float64)
+    with tempfile.TemporaryDirectory() as directory:
+        files = write_files(Path(directory), qrels, run)
+        assert as_trec(given_qrels, make_run(), ["all_trec"], compat) == as_trec(*files, ["all_trec"], compat)
+
+
+# ---------------------------------------------------------------- what the columns may hold
+
+QRELS = [("q1", "d1", 2), ("q1", "d2", 0), ("q2", "d3", 1)]
+RUN = [("q1", "d1", 1.5), ("q1", "d2", 2.5), ("q2", "d3", 0.5), ("q2", "d4", 0.25)]
+MEASURES = ["ndcg", "map", "num_ret", "num_rel"]
+
+
+def _files_trec(tmp_path, qrels=QRELS, run=RUN, **options) -> str:
+    return as_trec(*write_files(tmp_path, qrels, run), MEASURES, "10", **options)
+
+
+def test_int_ids_are_their_text(tmp_path):
+    frame = pd.DataFrame({"qid": [301, 301, 302], "docno": [7, 8, 9], "label": [2, 0, 1]})
+    run = pd.DataFrame({"qid": np.array([301, 302], dtype=np.uint16), "docno": ["7", "9"], "score": [1.0, 2.0]})
+    expected = _files_trec(tmp_path, [("301", "7", 2), ("301", "8", 0), ("302", "9", 1)],
+                           [("301", "7", 1.0), ("302", "9", 2.0)])
+    assert as_trec(frame, run, MEASURES, "10") == expected
+    assert as_trec([(301, 7, 2), (301, 8, 0), (302, "9", 1)], [("301", 7, 1.0), (302, b"9", 2)], MEASURES,
+                   "10") == expected
+
+
+def test_bytes_and_surrogate_escaped_ids_are_the_bytes_of_a_file(tmp_path):
+    """'\\udcff' stands for the byte 0xff (surrogateescape), as in dicts; bytes ids are their bytes."""
+    frame = pd.DataFrame({"qid": ["q\udcff", "q\udcff"], "docno": ["d\udc80", "d2"], "label": [2, 1]})
+    run = [(b"q\xff", b"d\x80", 1.0), ("q\udcff", "d2", 2.0)]
+    (tmp_path / "qrels.txt").write_bytes(b"q\xff 0 d\x80 2\nq\xff 0 d2 1\n")
+    (tmp_path / "run.txt").write_bytes(b"q\xff Q0 d\x80 1 1.0 unknown\nq\xff Q0 d2 2 2.0 unknown\n")
+    got = Evaluator(frame, measures=MEASURES).evaluate(run)
+    files = Evaluator(str(tmp_path / "qrels.txt"), measures=MEASURES).evaluate(str(tmp_path / "run.txt"))
+    assert got.to_trec_bytes(per_query=True) == files.to_trec_bytes(per_query=True)
+    assert got.qids == ["q\udcff"]
+
+
+def test_value_dtypes_of_frames(tmp_path):
+    """int8..uint64 and float32 columns, object columns of Python and numpy numbers, pandas'
+    nullable Int64 without a missing value, and whole floats as grades are read exactly."""
+    expected = _files_trec(tmp_path)
+    q, d, g = columns(QRELS)
+    rq, rd, s = columns(RUN)
+    for grades in (np.array(g, dtype=np.int8), np.array(g, dtype=np.uint64), np.array(g, dtype=np.float64),
+                   np.array(g, dtype=np.float32), pd.array(g, dtype="Int64"), np.array(g, dtype=object),
+                   np.array([np.int16(2), 0.0, 1], dtype=object)):
+        for scores in (np.array(s, dtype=np.float32), np.array(s, dtype=object), pd.array(s, dtype="Float64")):
+            got = as_trec(pd.DataFrame({"qid": q, "docno": d, "label": grades}),
+                          pd.DataFrame({"qid": rq, "docno": rd, "score": scores}), MEASURES, "10")
+            assert got == expected, (grades.dtype, scores.dtype)
+    int_scores = pd.DataFrame({"qid": rq, "docno": rd, "score": [1, 2**53, 2**60, -(2**62)]})
+    assert as_trec(QRELS, int_scores, MEASURES, "10") == _files_trec(
+        tmp_path, run=list(zip(rq, rd, [1.0, 2.0**53, 2.0**60, -(2.0**62)])))
+
+
+def test_fractional_grades(tmp_path):
+    qrels = [("q1", "d1", 0.5), ("q1", "d2", 2.25), ("q2", "d3", 1)]
+    expected = _files_trec(tmp_path, qrels, fractional_grades=True)
+    frame = pd.DataFrame(dict(zip(("query_id", "doc_id", "relevance"), columns(qrels))))
+    assert as_trec(frame, RUN, MEASURES, "10", fractional_grades=True) == expected
+    assert as_trec(qrels, RUN, MEASURES, "10", fractional_grades=True) == expected
+
+
+def test_a_frame_keeps_its_own_index_and_order(tmp_path):
+    """The index plays no part; rows are counted by position."""
+    frame = pd.DataFrame(dict(zip(("qid", "docno", "score"), columns(RUN))), index=[10, 3, 3, -1])
+    assert as_trec(QRELS, frame, MEASURES, "10") == _files_trec(tmp_path)
+    frame.loc[3, "score"] = math.nan  # rows 2 and 3 share the label 3
+    with pytest.raises(TrecgainError, match=r"^run DataFrame:2: score nan of document 'd2' of query 'q1' is not"):
+        Evaluator(QRELS).evaluate(frame)
+
+
+def test_a_generator_is_read_once():
+    pulled = []
+
+    def rows():
+        for row in RUN:
+            pulled.append(row)
+            yield row
+
+    source = rows()
+    result = Evaluator(QRELS, measures=["num_ret"]).evaluate(source)
+    assert result.aggregate["num_ret"] == 4 and pulled == RUN
+    refused(lambda: Evaluator(QRELS).evaluate(source), "run generator: no results in the run")
+
+
+def test_no_row_is_visited_by_pandas(monkeypatch):
+    """Frames are read by column (the speed of millions of rows), never row by row."""
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a frame was read row by row")
+
+    for name in ("iterrows", "itertuples", "apply", "__iter__"):
+        monkeypatch.setattr(pd.DataFrame, name, forbidden)
+    frame = pd.DataFrame(dict(zip(("qid", "docno", "score"), columns(RUN))))
+    qrels = pd.DataFrame(dict(zip(("qid", "docno", "label"), columns(QRELS))))
+    assert Evaluator(qrels, measures=["num_ret"]).evaluate(frame).aggregate["num_ret"] == 4
+
+
+def test_importing_trecgain_imports_neither_pandas_nor_numpy():
+    code = "import sys, trecgain.evaluate, trecgain.rows; print('pandas' in sys.modules, 'numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+# ---------------------------------------------------------------- refusals
+
+
+def refused(call, expected: str) -> str:
+    """`call()` raises TrecgainError whose message is `expected` (one line)."""
+    with pytest.raises(TrecgainError) as info:
+        call()
+    assert str(info.value) == expected
+    return str(info.value)
+
+
+def _qrels_frame(**changes) -> pd.DataFrame:
+    frame = pd.DataFrame(dict(zip(("query_id", "doc_id", "relevance"), columns(QRELS))))
+    return frame.assign(**changes)
+
+
+def _run_frame(**changes) -> pd.DataFrame:
+    frame = pd.DataFrame(dict(zip(("qid", "docno", "score"), columns(RUN))))
+    return frame.assign(**changes)
+
+
+QRELS_EXPECTED = ("expected 'query_id', 'doc_id', 'relevance' (ir_measures) or 'qid', 'docno', 'label' "
+                  "(PyTerrier)")
+RUN_EXPECTED = "expected 'query_id', 'doc_id', 'score' (ir_measures) or 'qid', 'docno', 'score' (PyTerrier)"
+QRELS_SHAPES = "(qid, docno, grade) tuples or ir_measures' Qrel(query_id, doc_id, relevance, iteration)"
+RUN_SHAPES = "(qid, docno, score) tuples or ir_measures' ScoredDoc(query_id, doc_id, score)"
+
+
+@pytest.mark.parametrize("qrels, expected", [
+    (_qrels_frame().drop(columns="relevance"), f"qrels DataFrame: has columns 'query_id', 'doc_id': {QRELS_EXPECTED}"),
+    (_run_frame(), f"qrels DataFrame: has columns 'qid', 'docno', 'score': {QRELS_EXPECTED}"),
+    (pd.DataFrame(columns=list("abcdefghijklmn")), "qrels DataFrame: has columns 'a', 'b', 'c', 'd', 'e', 'f', "
+     f"'g', 'h', 'i', 'j', 'k', 'l', ... (14 columns): {QRELS_EXPECTED}"),
+    (_qrels_frame(qid="q", docno="d", label=1), f"qrels DataFrame: has both {QRELS_EXPECTED[9:]}: keep one set of "
+     "columns"),
+    (pd.concat([_qrels_frame(), _qrels_frame()[["doc_id"]]], axis=1), "qrels DataFrame: has 2 columns named 'doc_id'"),
+    (_qrels_frame(relevance=[2, math.nan, 1]),
+     "qrels DataFrame:2: grade nan of document 'd2' of query 'q1' is not a finite number"),
+    (_qrels_frame(relevance=pd.array([2, None, 1], dtype="Int64")),
+     "qrels DataFrame:2: grade nan of document 'd2' of query 'q1' is not a finite number"),
+    (_qrels_frame(relevance=[2, 0.5, 1]), "qrels DataFrame:2: grade 0.5 of document 'd2' of query 'q1' is not an "
+     "integer (fractional_grades=True accepts it)"),
+    (_qrels_frame(relevance=[2, 0, 2**53 + 1]), "qrels DataFrame:3: grade 9007199254740993 of document 'd3' of query "
+     "'q2' is out of range (integer grades are at most 2**53 = 9007199254740992 in magnitude, as in qrels files)"),
+    (_qrels_frame(relevance=[1e300, 0, 1]), "qrels DataFrame:1: grade 1e+300 of document 'd1' of query 'q1' is out "
+     "of range (integer grades are at most 2**53 = 9007199254740992 in magnitude, as in qrels files)"),
+    (_qrels_frame(relevance=["2", "0", "1"]), "qrels DataFrame:1: grade '2' of document 'd1' of query 'q1' is not a "
+     "number (strings are not read as numbers)"),
+    (_qrels_frame(relevance=[True, False, True]),
+     "qrels DataFrame:1: grade True of document 'd1' of query 'q1' is not a number"),
+    (_qrels_frame(doc_id=["d1", "d 2", None]),
+     "qrels DataFrame:2: document id 'd 2' contains whitespace or a NUL byte"),
+    (_qrels_frame(doc_id=["d1", "d2", None]),
+     "qrels DataFrame:3: document id nan is not a string (ids are str, bytes or int)"),  # pandas' str dtype: NaN
+    (_qrels_frame(query_id=[1.0, 1.0, 2.0]), "qrels DataFrame:1: query id 1.0 is not a string (ids are str, bytes or "
+     "int)"),
+    (_qrels_frame(query_id=["q1", "q1", "\ud800"]),
+     "qrels DataFrame:3: query id '\\ud800' has a lone surrogate that stands for no byte (only '\\udc80' to "
+     "'\\udcff' do, as surrogateescape writes them)"),
+    (_qrels_frame(doc_id=["d1", "d2", "d1"], query_id="q1"),
+     "qrels DataFrame:3: document 'd1' judged twice for query 'q1' (first at row 1)"),
+    (_qrels_frame().iloc[:0], "qrels DataFrame: no judgments in the qrels"),
+    (pd.DataFrame(), "qrels DataFrame: no judgments in the qrels"),
+    ([], "qrels list: no judgments in the qrels"),
+    ([("q1", "d1", 1), ("q1", "d2")], f"qrels list:2: row ('q1', 'd2') has 2 fields: expected {QRELS_SHAPES}"),
+    ([("q1", "0", "d1", 1)], f"qrels list:1: row ('q1', '0', 'd1', 1) has 4 fields: expected {QRELS_SHAPES}"),
+    ([["q1", "d1", 1]], f"qrels list:1: row ['q1', 'd1', 1] is a list, not a tuple: expected {QRELS_SHAPES}"),
+    ((r for r in [("q1", "d1", 1), ScoredDoc("q1", "d2", 1.0)]), "qrels generator:2: row ScoredDoc(query_id='q1', "
+     f"doc_id='d2',... is a ScoredDoc, a run row: expected {QRELS_SHAPES}"),
+    ([Qrel("q1", "d1", 1.5)], "qrels list:1: grade 1.5 of document 'd1' of query 'q1' is not an integer "
+     "(fractional_grades=True accepts it)"),
+    ([("q1", "d1", 2.0)], "qrels list:1: grade 2.0 of document 'd1' of query 'q1' is not an integer "
+     "(fractional_grades=True accepts it)"),  # in tuples, as in dicts and files, 2.0 is fractional
+    ([("q1", "d1", 1), ("q1", "d1", 2)], "qrels list:2: document 'd1' judged twice for query 'q1' (first at row 1)"),
+    # the earliest row's fault, whatever its column
+    ([("q1", "d1", "x"), ("q1", "d 2", 1)], "qrels list:1: grade 'x' of document 'd1' of query 'q1' is not a number "
+     "(strings are not read as numbers)"),
+    ([("q1", "d1", 1), ("q1", "d2", None), (None, "d3", 1)],
+     "qrels list:2: grade None of document 'd2' of query 'q1' is not a number"),
+])
+def test_bad_qrels(qrels, expected):
+    refused(lambda: Evaluator(qrels), expected)
+
+
+@pytest.mark.parametrize("run, expected", [
+    (_run_frame().drop(columns="docno"), f"run DataFrame: has columns 'qid', 'score': {RUN_EXPECTED}"),
+    (_run_frame().rename(columns={"score": "Score"}), f"run DataFrame: has columns 'qid', 'docno', 'Score': "
+     f"{RUN_EXPECTED}"),
+    (_run_frame(score=[1.0, 2.0, math.nan, 1.0]),
+     "run DataFrame:3: score nan of document 'd3' of query 'q2' is not a finite number"),
+    (_run_frame(score=[1.0, 2.0, 3.0, -math.inf]),
+     "run DataFrame:4: score -inf of document 'd4' of query 'q2' is not a finite number"),
+    (_run_frame(score=["1.5", "2", "1", "0"]), "run DataFrame:1: score '1.5' of document 'd1' of query 'q1' is not a "
+     "number (strings are not read as numbers)"),
+    (_run_frame(score=[1, 2, 3, 2**60 + 1]), "run DataFrame:4: score 1152921504606846977 of document 'd4' of query "
+     "'q2' is not exactly a double (pass a float to have it rounded)"),
+    (_run_frame(score=[True, False, True, False]),
+     "run DataFrame:1: score True of document 'd1' of query 'q1' is not a number"),
+    (_run_frame(score=pd.to_datetime(["2024-01-01"] * 4)), "run DataFrame:1: score 2024-01-01T00:00:00.000000 of "
+     "document 'd1' of query 'q1' is a datetime64[us], not a number"),
+    (_run_frame(docno=["d1", "d1", "d3", "d4"]),
+     "run DataFrame:2: document 'd1' retrieved twice for query 'q1' (first at row 1)"),
+    (_run_frame().iloc[:0], "run DataFrame: no results in the run"),
+    ([("q1", "d1", 1.0), ("q1", "d2")], f"run list:2: row ('q1', 'd2') has 2 fields: expected {RUN_SHAPES}"),
+    ([("q1", "Q0", "d1", 1, 1.0, "tag")], "run list:1: row ('q1', 'Q0', 'd1', 1, 1.0, 'tag') has 6 fields: "
+     f"expected {RUN_SHAPES}"),
+    ([("q1", "d1", "high")], "run list:1: score 'high' of document 'd1' of query 'q1' is not a number (strings are "
+     "not read as numbers)"),
+    ([("q1", "d1", 1.0), ("q1", "d2", math.nan)],
+     "run list:2: score nan of document 'd2' of query 'q1' is not a finite number"),
+    ([Qrel("q1", "d1", 1)], f"run list:1: row Qrel(query_id='q1', doc_id='d1', rele... is a Qrel, a qrels row: "
+     f"expected {RUN_SHAPES}"),
+    ((r for r in [("q1", "d1", 1.0), "q1 Q0 d2 1 2.0 tag"]), "run generator:2: row 'q1 Q0 d2 1 2.0 tag' is a str, "
+     f"not a tuple: expected {RUN_SHAPES}"),
+    ([], "run list: no results in the run"),
+    ([("q1", "", 1.0)], "run list:1: document id '' is empty"),
+    ([("q1", "d1", 1.0), ("q1", "d2", 2.0), ("q1", "d1", 0.5)],
+     "run list:3: document 'd1' retrieved twice for query 'q1' (first at row 1)"),
+])
+def test_bad_runs(run, expected):
+    refused(lambda: Evaluator(QRELS).evaluate(run), expected)
+
+
+def test_rows_are_numbered_as_the_lines_of_the_same_file(tmp_path):
+    """A duplicate is reported where a file's is: at the same row as the line, in the ranking."""
+    qrels = [("1", "a", 1), ("1", "b", 0), ("1", "a", 2)]
+    run = [("1", "a", 2.0), ("1", "b", 1.0), ("1", "a", 0.5)]
+    bad_qrels, _ = write_files(tmp_path, qrels, run)
+    from_file = refused(lambda: Evaluator(bad_qrels), f"{bad_qrels}:3: document 'a' judged twice for query '1' "
+                        "(first at line 1)")
+    frame = pd.DataFrame(dict(zip(("qid", "docno", "label"), columns(qrels))))
+    from_frame = refused(lambda: Evaluator(frame), "qrels DataFrame:3: document 'a' judged twice for query '1' "
+                         "(first at row 1)")
+    assert from_frame.split(":", 1)[1] == from_file.split(":", 1)[1].replace("line", "row")
+    good_qrels, bad_run = write_files(tmp_path, qrels[:2], run)
+    refused(lambda: Evaluator(good_qrels).evaluate(bad_run), f"{bad_run}:3: document 'a' retrieved twice for "
+            "query '1' (first at line 1)")
+    refused(lambda: Evaluator(good_qrels).evaluate(run), "run list:3: document 'a' retrieved twice for query '1' "
+            "(first at row 1)")
+    # as in a file, a document twice beyond -M, or in a query the qrels lack, is not looked at
+    assert as_trec(good_qrels, run, ["num_ret"], "10", max_docs=2) == as_trec(good_qrels, bad_run, ["num_ret"], "10",
+                                                                              max_docs=2)
+    other = [("2", "x", 1.0), ("2", "x", 2.0), ("1", "a", 1.0)]
+    _, other_run = write_files(tmp_path / "..", qrels[:2], other)
+    assert as_trec(good_qrels, other, ["num_ret"], "10") == as_trec(good_qrels, other_run, ["num_ret"], "10")

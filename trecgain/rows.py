@@ -1,0 +1,324 @@
+"""Qrels and runs as rows (stage 1, the Python side, beside read.py's files and dicts): a pandas
+DataFrame with ir_measures' or PyTerrier's columns, or an iterable of ir_measures' Qrel /
+ScoredDoc namedtuples or plain (qid, docno, value) tuples.  Each becomes three columns -- ids
+as str or bytes, values as doubles -- checked by trecgain.check's rules (ids by the core first,
+in one pass; a refused value's message is check's) and handed to the core's `from_rows`.
+
+Rows count from 1, as the lines of the same data written as a file, and messages read
+`SOURCE:ROW: problem` (`run DataFrame:3: score nan of document 'd1' of query 'q1' is not a
+finite number`); of several faults, the earliest row's is reported.  As in dicts, an int id is
+its text and a float id is refused; unlike in dicts, a DataFrame's float grade holding a
+whole number (2.0) is a whole grade, since pandas turns a column of ints into floats as soon
+as it has held a NaN.  Nothing here imports pandas or numpy at start-up: a frame brings them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import _core, check
+from .check import show
+from .errors import TrecgainError
+
+TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
+if TYPE_CHECKING:
+    from array import array
+    from typing import Any, Callable, Iterable, NoReturn
+
+#: A frame's columns, by who names them that way (the first set a frame has all of is used).
+COLUMNS = {
+    "qrels": (("ir_measures", ("query_id", "doc_id", "relevance")), ("PyTerrier", ("qid", "docno", "label"))),
+    "run": (("ir_measures", ("query_id", "doc_id", "score")), ("PyTerrier", ("qid", "docno", "score"))),
+}
+#: The rows an iterable may hold.
+SHAPES = {
+    "qrels": "(qid, docno, grade) tuples or ir_measures' Qrel(query_id, doc_id, relevance, iteration)",
+    "run": "(qid, docno, score) tuples or ir_measures' ScoredDoc(query_id, doc_id, score)",
+}
+QREL_FIELDS = ("query_id", "doc_id", "relevance", "iteration")
+#: A namedtuple whose third field is named so holds the other kind of row.
+OTHER_KIND = {"qrels": ("score",), "run": ("relevance", "label")}
+EMPTY = {"qrels": "no judgments in the qrels", "run": "no results in the run"}
+VALUE = {"qrels": "grade", "run": "score"}
+
+
+def is_frame(value: object) -> bool:
+    """Whether a source is a pandas DataFrame (duck-typed: pandas is not imported)."""
+    return type(value).__module__.startswith("pandas") and hasattr(value, "columns") and hasattr(value, "iloc")
+
+
+def is_rows(value: object) -> bool:
+    """Whether a source is an iterable of rows: not text, bytes, a path, a file, a core object,
+    nor another pandas or numpy object (a Series, an array), which are refused as sources."""
+    if isinstance(value, (str, bytes, bytearray, memoryview, _core.Qrels, _core.Run)) or hasattr(value, "__fspath__"):
+        return False
+    if callable(getattr(value, "read", None)) or type(value).__module__.startswith(("pandas", "numpy")):
+        return False
+    return hasattr(value, "__iter__")
+
+
+def qrels_from_frame(frame: Any, fractional: bool = False) -> _core.Qrels:
+    """A qrels DataFrame (query_id, doc_id, relevance or qid, docno, label) as core Qrels."""
+    source = "qrels DataFrame"
+    qids, docnos, values = _frame_columns(frame, "qrels", source)
+    return _core.Qrels.from_rows(source, *_checked(qids, docnos, values, "qrels", source, fractional, True),
+                                 fractional)
+
+
+def run_from_frame(frame: Any) -> _core.Run:
+    """A run DataFrame (query_id, doc_id, score or qid, docno, score) as a core Run."""
+    source = "run DataFrame"
+    qids, docnos, values = _frame_columns(frame, "run", source)
+    return _core.Run.from_rows(source, *_checked(qids, docnos, values, "run", source))
+
+
+def qrels_from_rows(rows: Iterable, fractional: bool = False) -> _core.Qrels:
+    """An iterable of (qid, docno, grade) tuples or ir_measures' Qrel as core Qrels."""
+    source = f"qrels {type(rows).__name__}"
+    qids, docnos, values = _split(rows, "qrels", source)
+    return _core.Qrels.from_rows(source, *_checked(qids, docnos, values, "qrels", source, fractional), fractional)
+
+
+def run_from_rows(rows: Iterable) -> _core.Run:
+    """An iterable of (qid, docno, score) tuples or ir_measures' ScoredDoc as a core Run."""
+    source = f"run {type(rows).__name__}"
+    qids, docnos, values = _split(rows, "run", source)
+    return _core.Run.from_rows(source, *_checked(qids, docnos, values, "run", source))
+
+
+# ---------------------------------------------------------------- frames
+
+
+def _frame_columns(frame: Any, what: str, source: str) -> tuple[list, list, Any]:
+    """The id columns of a frame as lists and its value column as a numpy array."""
+    qid, docno, value = _pick(frame, what, source)
+    return _id_list(frame[qid].to_numpy()), _id_list(frame[docno].to_numpy()), frame[value].to_numpy()
+
+
+def _pick(frame: Any, what: str, source: str) -> tuple[str, str, str]:
+    """The names of a frame's id and value columns: the one set of COLUMNS it has."""
+    names = list(frame.columns)
+    sets = COLUMNS[what]
+    found = [cols for _, cols in sets if all(c in names for c in cols)]
+    expected = " or ".join(f"{', '.join(map(repr, cols))} ({who})" for who, cols in sets)
+    if len(found) > 1:
+        raise TrecgainError(f"has both {expected}: keep one set of columns", source)
+    if not found:
+        if not names and len(frame) == 0:
+            raise TrecgainError(EMPTY[what], source)  # as an empty file
+        shown = ", ".join(show(n) for n in names[:12]) + (f", ... ({len(names)} columns)" if len(names) > 12 else "")
+        raise TrecgainError(f"has columns {shown or 'none'}: expected {expected}", source)
+    for name in found[0]:
+        if names.count(name) > 1:
+            raise TrecgainError(f"has {names.count(name)} columns named {show(name)}", source)
+    return found[0]
+
+
+def _id_list(values: Any) -> list:
+    """A numpy array of ids as a list: whole numbers as their text, anything else as it is
+    (datetimes as numpy's scalars, not the ints tolist would make of them)."""
+    kind = values.dtype.kind
+    if kind in "iu":
+        return list(map(str, values.tolist()))
+    return list(values) if kind in "mM" else values.tolist()
+
+
+# ---------------------------------------------------------------- iterables of rows
+
+
+def _split(rows: Iterable, what: str, source: str) -> tuple[list, list, list]:
+    """The qid, docno and value columns of an iterable of rows (a generator is consumed here)."""
+    qids: list = []
+    docnos: list = []
+    values: list = []
+    widths = {tuple: 3}  # fields per row type, found at its first row
+    for i, row in enumerate(rows):
+        width = widths.get(type(row))
+        if width is None:
+            width = widths[type(row)] = _width(row, what, source, i)
+        if len(row) != width:
+            fields = f"{len(row)} field{'' if len(row) == 1 else 's'}"
+            raise TrecgainError(f"row {show(row)} has {fields}: expected {SHAPES[what]}", source, i + 1)
+        qids.append(row[0])
+        docnos.append(row[1])
+        values.append(row[2])
+    return qids, docnos, values
+
+
+def _width(row: object, what: str, source: str, i: int) -> int:
+    """The fields a row of this type must have: 4 for ir_measures' Qrel, 3 for other tuples."""
+    if not isinstance(row, tuple):
+        raise TrecgainError(f"row {show(row)} is {check.a(row)}, not a tuple: expected {SHAPES[what]}", source, i + 1)
+    fields = tuple(getattr(type(row), "_fields", ()))
+    if what == "qrels" and fields == QREL_FIELDS:
+        return 4
+    if fields[2:3] and fields[2] in OTHER_KIND[what] or (what == "run" and fields == QREL_FIELDS):
+        other = "run" if what == "qrels" else "qrels"
+        raise TrecgainError(f"row {show(row)} is {check.a(row)}, a {other} row: expected {SHAPES[what]}",
+                            source, i + 1)
+    return 3
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _checked(qids: list, docnos: list, values: Any, what: str, source: str, fractional: bool = False,
+             whole_floats: bool = False) -> tuple[list, list, Any]:
+    """The columns as the core takes them, or the earliest row's fault raised (within a row:
+    qid, docno, value, as a file line's fields)."""
+    qids, docnos = _texts(qids), _texts(docnos)
+    if what == "qrels":
+        numbers, bad_value = _grades(values, fractional, whole_floats)
+    else:
+        numbers, bad_value = _scores(values)
+    faults = [(row, k) for k, row in enumerate((_core.first_bad_id(qids), _core.first_bad_id(docnos), bad_value))
+              if row is not None]
+    if faults:
+        _refuse(*min(faults), qids, docnos, values, what, source, fractional, whole_floats)
+    return qids, docnos, numbers
+
+
+def _texts(values: list) -> list:
+    """Ids as str or bytes: whole numbers as their text (as dicts take them); anything else is
+    left as it is, for the check to refuse."""
+    if set(map(type, values)) <= {str, bytes}:
+        return values
+    return [v if type(v) is str else _text(v) for v in values]
+
+
+def _text(value: object) -> object:
+    if isinstance(value, (str, bytes)):
+        return value
+    if isinstance(value, bytearray):
+        return bytes(value)
+    number = check.integer(value)
+    return value if number is None else str(number)
+
+
+def _first(bad: Any) -> int | None:
+    """The first True of a numpy bool array, or None."""
+    if not bad.size:
+        return None
+    i = int(bad.argmax())
+    return i if bad[i] else None
+
+
+def _grades(values: Any, fractional: bool, whole_floats: bool) -> tuple[Any, int | None]:
+    """Grades as doubles, and the row of the first refused one (None: all good)."""
+    kind = _kind(values)
+    if kind is None:
+        return _grade_list(values, fractional, whole_floats)
+    if kind in "mM":  # datetimes: numbers to numpy (tolist makes ints of them), not grades
+        return [], 0 if len(values) else None
+    if kind not in "iuf":
+        return _grade_list(values.tolist(), fractional, whole_floats)
+    import numpy as np  # a frame's: numpy is loaded with pandas
+
+    top = check.MAX_EXACT
+    numbers = values.astype(np.float64)
+    if kind == "f":
+        bad = ~np.isfinite(numbers)
+        if not fractional:
+            bad |= (np.trunc(numbers) != numbers) | (np.abs(numbers) > top)
+    else:
+        bad = values > top
+        if kind == "i":
+            bad |= values < -top
+    return numbers, _first(bad)
+
+
+def _grade_list(values: list, fractional: bool, whole_floats: bool) -> tuple[array, int | None]:
+    """Python grades as doubles (the dict reader's rules), and the row of the first refused one."""
+    from array import array  # not at start-up: it imports collections
+
+    out = array("d")
+    append = out.append
+    top = check.MAX_EXACT
+    isfinite = math.isfinite
+    for i, g in enumerate(values):
+        t = type(g)
+        if t is int and -top <= g <= top:
+            append(g)
+        elif t is float and isfinite(g) and (fractional or whole_floats and g.is_integer() and -top <= g <= top):
+            append(g)
+        else:
+            try:
+                append(check.grade(g, fractional, "", "", whole_floats))
+            except TrecgainError:
+                return out, i
+    return out, None
+
+
+def _scores(values: Any) -> tuple[Any, int | None]:
+    """Scores as doubles, and the row of the first refused one (None: all good)."""
+    kind = _kind(values)
+    if kind is None:
+        return _score_list(values)
+    if kind in "mM":  # datetimes: numbers to numpy (tolist makes ints of them), not scores
+        return [], 0 if len(values) else None
+    if kind not in "iuf":
+        return _score_list(values.tolist())
+    import numpy as np  # a frame's: numpy is loaded with pandas
+
+    numbers = values.astype(np.float64)
+    if kind == "f":
+        return numbers, _first(~np.isfinite(numbers))
+    top = check.MAX_EXACT
+    big = values > top
+    if kind == "i":
+        big |= values < -top
+    for i in np.flatnonzero(big).tolist():  # beyond 2**53, not every integer is a double
+        if float(int(values[i])) != int(values[i]):
+            return numbers, i
+    return numbers, None
+
+
+def _score_list(values: list) -> tuple[array, int | None]:
+    """Python scores as doubles (the dict reader's rules), and the row of the first refused one."""
+    from array import array  # not at start-up: it imports collections
+
+    out = array("d")
+    append = out.append
+    isfinite = math.isfinite
+    for i, s in enumerate(values):
+        if type(s) is float and isfinite(s):
+            append(s)
+        else:
+            try:
+                append(check.score(s, "", ""))
+            except TrecgainError:
+                return out, i
+    return out, None
+
+
+def _kind(values: Any) -> str | None:
+    """A numpy array's kind of values ('i', 'f', 'O', ...), None for a list."""
+    dtype = getattr(values, "dtype", None)
+    return None if dtype is None else dtype.kind
+
+
+def _refuse(row: int, field: int, qids: list, docnos: list, values: Any, what: str, source: str,
+            fractional: bool, whole_floats: bool) -> NoReturn:
+    """Raise the fault of one field of one row with trecgain.check's message, naming the row."""
+    where = f"document {show(docnos[row])} of query {show(qids[row])}"
+    value = values[row]
+    if _kind(values) in tuple("iufbc"):
+        value = value.item()  # shown as Python shows it: nan, not np.float64(nan)
+    if field < 2:
+        problem = _problem(check.key, (qids, docnos)[field][row], ("query id", "document id")[field], source)
+    elif _kind(values) in ("m", "M"):
+        problem = f"{VALUE[what]} {value} of {where} is a {values.dtype}, not a number"
+    elif what == "qrels":
+        problem = _problem(check.grade, value, fractional, where, source, whole_floats)
+    else:
+        problem = _problem(check.score, value, where, source)
+    raise TrecgainError(problem, source, row + 1)
+
+
+def _problem(check_value: Callable[..., object], *args: object) -> str:
+    """The message a check of trecgain.check refuses its arguments with."""
+    try:
+        check_value(*args)
+    except TrecgainError as err:
+        return err.message
+    return f"{show(args[0])} was refused, yet its check passes (a trecgain bug)"
