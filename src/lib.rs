@@ -16,14 +16,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use trecgain_core::error::Error;
-use trecgain_core::evaluate::{Evaluation, Measuring};
+use trecgain_core::evaluate::{printed, Evaluation, Measuring};
 use trecgain_core::explain::{explain, query_index, Explanation};
 use trecgain_core::options::{
     Base, Compat, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary, Ties,
 };
-use trecgain_core::output::{
-    push_number, write_trec, write_trec_streamed, Kind, Layout, LineFormat,
-};
+use trecgain_core::output::{write_trec, write_trec_streamed, Kind, Layout, LineFormat};
 use trecgain_core::read::{
     read_qrels, read_qrels_path, read_run_path, read_run_with, Input, Qrels, ReadOptions, Run,
     MAX_ID_BYTES,
@@ -587,40 +585,22 @@ impl PyEvaluation {
         self.inner.warnings.clone()
     }
 
-    /// How many printed values differ from another evaluation of the same requests: `all`
-    /// lines, and per-query lines when both kept every query's values (else None). `lines`:
-    /// per value slot, its output line's number when printed per query, else None.
-    fn printed_differences(
+    /// How many printed values (4 decimals) ties decided: the `all` lines (`summary_slots`:
+    /// per value slot, whether it has one) and the per-query lines that ordering tied
+    /// documents of different relevance values the other way round changes. None when the
+    /// evaluation did not check (`check_ties`).
+    fn ties_decided(
         &self,
-        other: &PyEvaluation,
-        lines: Vec<Option<usize>>,
-    ) -> PyResult<(usize, Option<usize>)> {
-        let (a, b) = (&self.inner, &other.inner);
-        if a.width != b.width || lines.len() != a.width || a.qids.len() != b.qids.len() {
-            return Err(PyValueError::new_err(
-                "the evaluations do not have the same lines",
-            ));
-        }
-        let printed = |v: f64| {
-            let mut text = Vec::new();
-            push_number(&mut text, v);
-            text
-        };
-        let summaries = (a.summaries.iter().zip(&b.summaries))
-            .filter(|(x, y)| printed(**x) != printed(**y))
+        summary_slots: Vec<bool>,
+        per_query: bool,
+        summary: bool,
+    ) -> Option<usize> {
+        let check = self.inner.tie_check.as_ref()?;
+        let summaries = (self.inner.summaries.iter().zip(&check.summaries))
+            .zip(&summary_slots)
+            .filter(|((a, b), &shown)| shown && printed(**a) != printed(**b))
             .count();
-        if !(self.complete() && other.complete()) {
-            return Ok((summaries, None));
-        }
-        let mut differing = std::collections::HashSet::new();
-        for (i, (x, y)) in a.values.iter().zip(&b.values).enumerate() {
-            if let Some(line) = lines[i % a.width] {
-                if printed(*x) != printed(*y) {
-                    differing.insert((i / a.width, line));
-                }
-            }
-        }
-        Ok((summaries, Some(differing.len())))
+        Some(if summary { summaries } else { 0 } + if per_query { check.query_lines } else { 0 })
     }
 
     /// Queries in which documents of different relevance values tie (the tie rule decided).
@@ -695,7 +675,7 @@ impl PyEvaluation {
 
 /// Evaluates a run: requests and options as the Python Evaluator builds them.
 #[pyfunction]
-#[pyo3(name = "evaluate")]
+#[pyo3(name = "evaluate", signature = (qrels, run, requests, options_tuple, keep_values, tie_lines=None))]
 fn py_evaluate(
     py: Python<'_>,
     qrels: &PyQrels,
@@ -703,6 +683,7 @@ fn py_evaluate(
     requests: Vec<RequestTuple>,
     options_tuple: &Bound<'_, PyAny>,
     keep_values: bool,
+    tie_lines: Option<Vec<Option<usize>>>,
 ) -> PyResult<PyEvaluation> {
     // Without keep_values, values are kept all the same, only to write the per-query lines
     // without measuring again, while they take at most this many bytes and no more than one
@@ -722,7 +703,10 @@ fn py_evaluate(
     };
     let m = &measured;
     let result = py.allow_threads(|| {
-        Measuring::new(&m.qrels, &m.run, &m.requests, &m.options).and_then(|measuring| {
+        Measuring::new(&m.qrels, &m.run, &m.requests, &m.options).and_then(|mut measuring| {
+            if let Some(lines) = tie_lines {
+                measuring.check_ties(lines);
+            }
             let cache = WRITE_CACHE.min(m.run.scores.len().saturating_mul(8));
             measuring.evaluate_keeping(if keep_values { usize::MAX } else { cache })
         })

@@ -256,3 +256,40 @@ def test_a_note_says_when_the_scores_are_the_ranks(tmp_path):
     assert "scores of" in note and "are its ranks" in note and "--ties rank" in note
     out = run_cli(["--ties", "rank", "-m", "P.1", str(qrels), str(run)])
     assert out.stdout == b"P_1                   \tall\t1.0000\n" and _notes(out.stderr) == []
+
+
+def _reversed_text(ev: Evaluator, run: str, per_query: bool) -> bytes:
+    """The trec text with tied documents ordered docno ascending (the core's internal rule)."""
+    from trecgain import _core
+    from trecgain.evaluate import Result
+
+    other = _core.evaluate(ev.qrels, ev.read_run(run), [r.to_core() for r in ev.requests], ev._options("reversed"),
+                           True)
+    return Result(other, ev.requests, ev._follows_10(), [], True).to_trec_bytes(per_query)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_ties_decided_counts_the_lines_the_other_order_changes(tmp_path, seed):
+    rng = random.Random(seed)
+    qrels = tmp_path / "qrels.txt"
+    run = tmp_path / "run.txt"
+    judged, lines = [], []
+    for q in range(rng.randint(1, 6)):
+        for d in range(rng.randint(1, 12)):
+            if rng.random() < 0.7:
+                judged.append(f"q{q} 0 d{d} {rng.choice([-1, 0, 1, 2, 3])}\n")
+            if rng.random() < 0.8:
+                lines.append(f"q{q} Q0 d{d} 0 {rng.choice([1.0, 2.0, 2.0000000001, 3.0])} r\n")
+    judged.append("q0 0 anchor 1\n")
+    lines.append("q0 Q0 anchor 0 0.5 r\n")
+    qrels.write_text("".join(judged))
+    run.write_text("".join(lines))
+    options = [{}, {"max_docs": 3}, {"judged_only": True}, {"complete": True}, {"compat": "9"}][seed % 5]
+    ev = Evaluator(str(qrels), measures=["all_trec", "ndcg_cut.1,3"], **options)
+    for per_query in (False, True):
+        result = ev.evaluate(str(run), check_ties=True)
+        mine = result.to_trec_bytes(per_query).split(b"\n")
+        other = _reversed_text(ev, str(run), per_query).split(b"\n")
+        assert len(mine) == len(other)
+        assert result.ties_decided(per_query) == sum(a != b for a, b in zip(mine, other)), options
+    assert ev.evaluate(str(run)).ties_decided(True) == 0  # not checked

@@ -465,8 +465,8 @@ def _evaluate_runs(evaluator, runs: tuple, jobs: int, per_query: bool, summary: 
     if jobs == 1 or len(runs) == 1:
         outcomes = []
         for source in runs:
-            run = evaluator.read_run(source)  # read once: ties_decided may evaluate it again
-            result = evaluator.evaluate(run, keep_values=keep)
+            run = evaluator.read_run(source)
+            result = evaluator.evaluate(run, keep_values=keep, check_ties=not quiet)
             outcomes.append((result, None, _messages(evaluator, run, result, per_query, summary, quiet)))
         return outcomes
     import multiprocessing
@@ -508,7 +508,7 @@ def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
     shared = _SHARED
     evaluator = shared["evaluator"]
     run = evaluator.read_run(shared["runs"][index])
-    result = evaluator.evaluate(run, keep_values=shared["keep"])
+    result = evaluator.evaluate(run, keep_values=shared["keep"], check_ties=not shared["quiet"])
     file, per_query, summary = shared["files"][index], shared["per_query"], shared["summary"]
     messages = _messages(evaluator, run, result, per_query, summary, shared["quiet"])
     if shared["form"] == "trec":  # the `all` values too, for --fail-under
@@ -518,11 +518,11 @@ def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
 
 def _messages(evaluator, run, result, per_query: bool, summary: bool, quiet: bool) -> list[str]:
     """The warnings and notes a run's evaluation has for standard error (with `quiet`, none:
-    whether ties decided a value costs a second evaluation)."""
+    the evaluation did not check whether ties decided a value)."""
     if quiet:
         return []
     notes = list(result.notes)
-    decided = evaluator.ties_decided(run, result, per_query, summary)
+    decided = result.ties_decided(per_query, summary)
     if decided:
         notes.append(f"ties between documents of different grades decided {decided} printed "
                      f"{'value' if decided == 1 else 'values'} of {run.source}: trec_eval orders "

@@ -47,6 +47,15 @@ class Result(Record):
     __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes", "source")
     DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None}
 
+    def ties_decided(self, per_query: bool = False, summary: bool = True) -> int:
+        """How many printed values (4 decimals) of `to_trec(per_query, summary)` would read
+        otherwise were tied documents of different grades ordered the other way round (0 unless
+        evaluated with check_ties=True under trec_eval's tie rule)."""
+        slots = [rule != "none" for _, _, _, rule, _, n in self._formats() for _ in range(n)]
+        decided = self.evaluation.ties_decided(slots, check.flag(per_query, "per_query"),
+                                               check.flag(summary, "summary"))
+        return decided or 0
+
     def _kept(self, what: str) -> None:
         if not self.keep_values:
             raise ValueError(f"{what} needs the per-query values, which evaluate(run, keep_values=False) does not "
@@ -264,7 +273,7 @@ class Evaluator:
                 self.global_gains.to_core() if self.global_gains else None, bool(self.exact_ideal),
                 int(self.err_max_grade), (self.num_docs, ties or self.ties))
 
-    def evaluate(self, run: Source | Any, keep_values: bool = True) -> Result:
+    def evaluate(self, run: Source | Any, keep_values: bool = True, check_ties: bool = False) -> Result:
         """Evaluate one run (a path, '-', an open file, a core Run, a dict, a DataFrame or rows).
 
         A dict is {qid: {docno: score}}; a DataFrame has columns query_id, doc_id, score
@@ -273,12 +282,17 @@ class Evaluator:
 
         With keep_values=False only the `all` values are kept: `aggregate` and `to_trec` work
         (per-query lines are measured again as they are written), `per_query` does not; memory
-        then stays at one block of queries however many queries there are."""
+        then stays at one block of queries however many queries there are.
+
+        With check_ties=True the queries where documents of different grades tie are also
+        measured with the ties ordered the other way round, for `Result.ties_decided`."""
         keep_values = check.flag(keep_values, "keep_values")
+        check_ties = check.flag(check_ties, "check_ties")
         source = _source_name(run)
         run = self.read_run(run)
+        tie_lines = _tie_lines(self.requests) if check_ties else None
         evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self._options(),
-                                    keep_values)
+                                    keep_values, tie_lines)
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
                       self._notes(run, evaluation), source)
 
@@ -308,22 +322,15 @@ class Evaluator:
                          "first, so each ranking is read upside down; --ties rank orders by the rank column")
         return notes
 
-    def ties_decided(self, run: Source | Any, result: Result, per_query: bool = False,
-                     summary: bool = True) -> int:
-        """How many printed values (4 decimals) of `result` would read otherwise were tied
-        documents of different grades ordered the other way round: the `all` lines, and with
-        `per_query` the per-query lines when the evaluations kept them (small runs). 0 without
-        such ties, or with another tie rule than trec_eval's. It evaluates the run once more."""
-        if self.ties != "docno" or not result.evaluation.mixed_tie_queries:
-            return 0
-        run = self.read_run(run)
-        other = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self._options("reversed"),
-                               False)
-        lines = []
-        for number, (_, _, shown, _, _, slots) in enumerate(result._formats()):
-            lines.extend([number if shown else None] * slots)
-        summaries, queries = result.evaluation.printed_differences(other, lines)
-        return (summaries if summary else 0) + ((queries or 0) if per_query else 0)
+def _tie_lines(requests: list[Request]) -> list[int | None]:
+    """Per value slot, its output line's number when the line is printed per query."""
+    out: list[int | None] = []
+    number = 0
+    for r in requests:
+        for slots in r.slots():
+            out.extend([number if r.measure.per_query else None] * slots)
+            number += 1
+    return out
 
 
 def _queries(count: int) -> str:

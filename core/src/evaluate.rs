@@ -13,7 +13,10 @@ use crate::label::{judged_grades, label_ranking, only_judged, stand_in_value};
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, KernelRecord, Notes, Query};
 use crate::options::{Compat, Options, Request, Summary, Ties};
-use crate::rank::{check_duplicates, mixed_ties, rank_query, tie_groups, Grouping};
+use crate::output::push_number;
+use crate::rank::{
+    check_duplicates, mixed_ties, rank_query, rank_query_by, reverse_ties, tie_groups, Grouping,
+};
 use crate::read::{Qrels, Run};
 use crate::summary::Totals;
 
@@ -35,10 +38,42 @@ pub struct Evaluation {
     pub warnings: Vec<String>,
     /// Queries in which documents of different relevance values tie (the tie rule decided).
     pub mixed_tie_queries: usize,
+    /// With `Measuring::check_ties`: the evaluation with ties ordered the other way round.
+    pub tie_check: Option<TieCheck>,
     /// Qrels queries the run lacks (evaluated only with -c), and the run's queries the qrels
     /// lack (never evaluated).
     pub queries_not_in_run: usize,
     pub queries_not_in_qrels: usize,
+}
+
+/// The evaluation with tied documents of different relevance values ordered the other way
+/// round (score descending, then docno ascending).
+#[derive(Debug, Clone)]
+pub struct TieCheck {
+    /// The `all` values it gives.
+    pub summaries: Vec<f64>,
+    /// Per-query printed lines (4 decimals) it changes.
+    pub query_lines: usize,
+}
+
+/// How many of one query's per-query printed lines differ at 4 decimals between two rows.
+fn printed_differences(row: &[f64], other: &[f64], lines: &[Option<usize>]) -> usize {
+    let mut changed: Vec<usize> = Vec::new();
+    for ((a, b), line) in row.iter().zip(other).zip(lines) {
+        if let Some(line) = line {
+            if a.to_bits() != b.to_bits() && printed(*a) != printed(*b) && !changed.contains(line) {
+                changed.push(*line);
+            }
+        }
+    }
+    changed.len()
+}
+
+/// A value as trec_eval prints it.
+pub fn printed(value: f64) -> Vec<u8> {
+    let mut text = Vec::new();
+    push_number(&mut text, value);
+    text
 }
 
 impl Evaluation {
@@ -82,6 +117,8 @@ fn plan<'r>(requests: &'r [Request], options: &Options) -> Result<(Vec<Planned<'
 
 /// Called with each block's qrels queries and their rows of values.
 pub type Visit<'v> = dyn FnMut(&[usize], &[f64]) -> Result<()> + 'v;
+/// Called with each block's qrels queries, rows, and rows as the other tie rule gives them.
+type OtherVisit<'v> = dyn FnMut(&[usize], &[f64], &[f64]) + 'v;
 
 /// Per block of queries measured at once: about this many run lines, or this many queries.
 const BLOCK_LINES: usize = 1 << 20;
@@ -100,6 +137,9 @@ pub struct Measuring<'a> {
     threads: usize,
     /// A block holds about this many run lines, or this many queries.
     block: (usize, usize),
+    /// Tell whether ties decided a printed value: per value slot, its line's number when the
+    /// line is printed per query (`check_ties`).
+    tie_lines: Option<Vec<Option<usize>>>,
 }
 
 impl<'a> Measuring<'a> {
@@ -122,7 +162,15 @@ impl<'a> Measuring<'a> {
             queries,
             threads: threads(),
             block: (BLOCK_LINES, BLOCK_QUERIES),
+            tie_lines: None,
         })
+    }
+
+    /// Evaluate with trec_eval's tie rule and also, for the queries where documents of
+    /// different relevance values tie, the other way round (`Evaluation::tie_check`). `lines`:
+    /// per value slot, its output line's number when that line is printed per query.
+    pub fn check_ties(&mut self, lines: Vec<Option<usize>>) {
+        self.tie_lines = Some(lines);
     }
 
     /// Output lines (values per query).
@@ -144,31 +192,64 @@ impl<'a> Measuring<'a> {
     /// hands each block's qrels queries and rows (`width` values per query) to `visit`, in
     /// query order. The first error in query order wins.
     pub fn for_each_block(&self, visit: &mut Visit) -> Result<Notes> {
+        self.for_each_block_checking(visit, None)
+    }
+
+    /// `for_each_block`, and with `other`, each block's rows as the other tie rule
+    /// (`Ties::Reversed`) gives them handed to it too: the rows of queries without ties
+    /// between documents of different relevance values are copied, not measured again.
+    fn for_each_block_checking(
+        &self,
+        visit: &mut Visit,
+        mut other: Option<&mut OtherVisit>,
+    ) -> Result<Notes> {
         let mut notes = Notes::default();
-        let mut rows = Vec::new();
+        let (mut rows, mut alt) = (Vec::new(), Vec::new());
         for block in blocks(&self.queries, &self.grouping, self.block) {
             rows.clear();
             rows.resize(block.len() * self.width, 0.0);
-            let block_notes = self.measure_block(block, &mut rows)?;
+            if other.is_some() {
+                alt.clear();
+                alt.resize(block.len() * self.width, 0.0);
+            }
+            let alt_rows = other.is_some().then_some(alt.as_mut_slice());
+            let block_notes = self.measure_block(block, &mut rows, alt_rows)?;
             notes.mixed_tie_queries += block_notes.mixed_tie_queries;
             for w in block_notes.warnings {
                 notes.warn(w);
             }
             visit(block, &rows)?;
+            if let Some(other) = other.as_deref_mut() {
+                other(block, &rows, &alt);
+            }
         }
         Ok(notes)
     }
 
-    fn measure_block(&self, block: &[usize], rows: &mut [f64]) -> Result<Notes> {
+    fn measure_block(
+        &self,
+        block: &[usize],
+        rows: &mut [f64],
+        alt: Option<&mut [f64]>,
+    ) -> Result<Notes> {
         let parts = split(block, &self.grouping, self.threads);
         let width = self.width;
         let outcomes: Vec<Result<Notes>> = std::thread::scope(|scope| {
             let mut rest = rows;
+            let mut alt_rest = alt;
             let mut handles = Vec::new();
             for part in &parts {
                 let (mine, tail) = rest.split_at_mut(part.len() * width);
                 rest = tail;
-                handles.push(scope.spawn(move || self.measure_part(part, mine)));
+                let alt_mine = match alt_rest.take() {
+                    Some(a) => {
+                        let (m, t) = a.split_at_mut(part.len() * width);
+                        alt_rest = Some(t);
+                        Some(m)
+                    }
+                    None => None,
+                };
+                handles.push(scope.spawn(move || self.measure_part(part, mine, alt_mine)));
             }
             handles
                 .into_iter()
@@ -208,19 +289,41 @@ impl<'a> Measuring<'a> {
         // 9.x never evaluates the queries -c brings in.
         let nine = self.options.rules == Compat::Nine;
         let mut totals = Totals::new(self.width, nine);
-        let notes = self.for_each_block(&mut |queries, rows| {
-            for (&q, row) in queries.iter().zip(rows.chunks_exact(self.width.max(1))) {
-                totals.add(row, self.grouping.in_run[q]);
+        let checking = self.tie_lines.is_some() && self.options.ties == Ties::Docno;
+        let mut other_totals = Totals::new(self.width, nine);
+        let mut differing = 0;
+        let lines = self.tie_lines.as_deref().unwrap_or(&[]);
+        let width = self.width.max(1);
+        let mut other = |queries: &[usize], rows: &[f64], alt: &[f64]| {
+            let pairs = rows.chunks_exact(width).zip(alt.chunks_exact(width));
+            for (&q, (row, alt_row)) in queries.iter().zip(pairs) {
+                other_totals.add(alt_row, self.grouping.in_run[q]);
+                differing += printed_differences(row, alt_row, lines);
             }
-            if keep_values {
-                values.extend_from_slice(rows);
-                if values.len().saturating_mul(8) > budget {
-                    keep_values = false;
-                    values = Vec::new();
+        };
+        let other: Option<&mut OtherVisit> = if checking { Some(&mut other) } else { None };
+        let notes = self.for_each_block_checking(
+            &mut |queries, rows| {
+                for (&q, row) in queries.iter().zip(rows.chunks_exact(self.width.max(1))) {
+                    totals.add(row, self.grouping.in_run[q]);
                 }
-            }
-            Ok(())
-        })?;
+                if keep_values {
+                    values.extend_from_slice(rows);
+                    if values.len().saturating_mul(8) > budget {
+                        keep_values = false;
+                        values = Vec::new();
+                    }
+                }
+                Ok(())
+            },
+            other,
+        )?;
+        let summaries = self.summaries();
+        let finish = |t: &Totals| t.finish(&summaries, self.qrels, self.options.complete);
+        let tie_check = checking.then(|| TieCheck {
+            summaries: finish(&other_totals),
+            query_lines: differing,
+        });
         let mut qids = Arena::new();
         for &q in &self.queries {
             qids.push(self.qrels.qids.get(q));
@@ -236,7 +339,8 @@ impl<'a> Measuring<'a> {
                 .collect(),
             width: self.width,
             values,
-            summaries: totals.finish(&self.summaries(), self.qrels, self.options.complete),
+            summaries: finish(&totals),
+            tie_check,
             tag: self.run.tag.clone(),
             warnings,
             mixed_tie_queries: notes.mixed_tie_queries,
@@ -328,87 +432,138 @@ fn only_judged_tied(
     }
 }
 
-/// Ranks, labels and measures some queries into their rows of `out`.
+/// Per-query buffers of the measuring loop, reused from query to query.
+#[derive(Default)]
+struct Scratch {
+    judged: Vec<f64>,
+    kept: Vec<f64>,
+    filtered: Vec<f64>,
+    groups: Vec<u32>,
+    kept_groups: Vec<u32>,
+    filtered_groups: Vec<u32>,
+}
+
+/// Ranks, labels and measures some queries into their rows of `out` (and, when checking
+/// ties, into `alt` the rows as the other tie rule gives them).
 impl Measuring<'_> {
-    fn measure_part(&self, queries: &[usize], out: &mut [f64]) -> Result<Notes> {
-        let (width, grouping, planned, qrels, run, options) = (
+    fn measure_part(
+        &self,
+        queries: &[usize],
+        out: &mut [f64],
+        mut alt: Option<&mut [f64]>,
+    ) -> Result<Notes> {
+        let (width, grouping, qrels, run, options) = (
             self.width,
             &self.grouping,
-            &self.planned,
             self.qrels,
             self.run,
             self.options,
         );
         let mut notes = Notes::default();
         let mut seen = HashMap::new();
-        let (mut rows, mut ranked, mut judged, mut kept, mut filtered) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut groups, mut kept_groups, mut filtered_groups) =
-            (Vec::new(), Vec::new(), Vec::new());
-        let average = options.ties == Ties::Average;
+        let (mut rows, mut ranked, mut other) = (Vec::new(), Vec::new(), Vec::new());
+        let mut scratch = Scratch::default();
         for (i, &q) in queries.iter().enumerate() {
+            if !grouping.in_run[q] && options.rules == Compat::Nine {
+                continue; // 9.x never evaluates a query -c brings in: its row stays 0, as it scores
+            }
             rows.clear();
             rows.extend_from_slice(grouping.lines(q));
-            rank_query(&mut rows, run, options);
+            let cut_tie = rank_query(&mut rows, run, options);
             check_duplicates(&rows, run, &mut seen)?;
             label_ranking(&rows, q, run, qrels, &mut ranked);
-            if options.ties == Ties::Docno && mixed_ties(&rows, &ranked, run, options.compat) {
-                notes.mixed_tie_queries += 1;
+            let mixed = options.ties == Ties::Docno
+                && (cut_tie || mixed_ties(&rows, &ranked, run, options.compat));
+            notes.mixed_tie_queries += usize::from(mixed);
+            if options.ties == Ties::Average {
+                tie_groups(&rows, run, options.compat, &mut scratch.groups);
             }
-            if average {
-                tie_groups(&rows, run, options.compat, &mut groups);
+            let checked = mixed && alt.is_some();
+            if checked && !cut_tie {
+                reverse_ties(&rows, &ranked, run, options.compat, &mut other);
             }
-            let absent = !grouping.in_run[q];
-            if absent && options.empty_ok && options.max_docs != Some(0) {
-                ranked.push(stand_in_value(qrels, q)); // trec_eval 10's ranking for a query -c brings in
-                if average {
-                    groups.push(0);
-                }
-            }
-            if options.judged_only {
-                only_judged_tied(&ranked, &groups, average, &mut kept, &mut kept_groups);
-                std::mem::swap(&mut ranked, &mut kept);
-                std::mem::swap(&mut groups, &mut kept_groups);
-            }
-            judged_grades(qrels, q, &mut judged);
-            let stand_in = absent && options.empty_ok;
-            let whole = Query {
-                ranked: &ranked,
-                judged: &judged,
-                stand_in,
-                tally: None,
-                ties: average.then_some(groups.as_slice()),
-            };
-            let tally = Some(Tally::count(&whole, options.relevance_level));
             let row = &mut out[i * width..(i + 1) * width];
-            for p in planned {
-                let query = if p.request.judged_only && !options.judged_only {
-                    only_judged_tied(
-                        &ranked,
-                        &groups,
-                        average,
-                        &mut filtered,
-                        &mut filtered_groups,
-                    );
-                    Query {
-                        ranked: &filtered,
-                        tally: None,
-                        ties: average.then_some(filtered_groups.as_slice()),
-                        ..whole
-                    }
-                } else {
-                    Query { tally, ..whole }
-                };
-                (p.kernel.compute)(
-                    &query,
-                    p.request,
-                    p.options.as_ref().unwrap_or(options),
-                    &mut notes,
-                    &mut row[p.first_line..p.first_line + p.lines],
-                )?;
+            self.measure_ranking(q, &mut ranked, &mut scratch, &mut notes, row)?;
+            let Some(alt) = alt.as_deref_mut() else {
+                continue;
+            };
+            let alt_row = &mut alt[i * width..(i + 1) * width];
+            if !checked {
+                alt_row.copy_from_slice(row);
+                continue;
             }
+            if cut_tie {
+                // which documents -M keeps depends on the tie: rank again the other way round
+                rows.clear();
+                rows.extend_from_slice(grouping.lines(q));
+                rank_query_by(&mut rows, run, options, Ties::Reversed);
+                label_ranking(&rows, q, run, qrels, &mut other);
+            }
+            self.measure_ranking(q, &mut other, &mut scratch, &mut notes, alt_row)?;
         }
         Ok(notes)
+    }
+
+    /// Measures one labeled ranking of qrels query `q` (the stand-in of a query -c brings
+    /// in, -J and the requests' own -J applied here) into its row.
+    fn measure_ranking(
+        &self,
+        q: usize,
+        ranked: &mut Vec<f64>,
+        s: &mut Scratch,
+        notes: &mut Notes,
+        row: &mut [f64],
+    ) -> Result<()> {
+        let (options, qrels) = (self.options, self.qrels);
+        let average = options.ties == Ties::Average;
+        let absent = !self.grouping.in_run[q];
+        if absent && options.empty_ok && options.max_docs != Some(0) {
+            ranked.push(stand_in_value(qrels, q)); // trec_eval 10's ranking for a query -c brings in
+            if average {
+                s.groups.push(0);
+            }
+        }
+        if options.judged_only {
+            only_judged_tied(ranked, &s.groups, average, &mut s.kept, &mut s.kept_groups);
+            std::mem::swap(ranked, &mut s.kept);
+            std::mem::swap(&mut s.groups, &mut s.kept_groups);
+        }
+        judged_grades(qrels, q, &mut s.judged);
+        let whole = Query {
+            ranked,
+            judged: &s.judged,
+            stand_in: absent && options.empty_ok,
+            tally: None,
+            ties: average.then_some(s.groups.as_slice()),
+        };
+        let tally = Some(Tally::count(&whole, options.relevance_level));
+        for p in &self.planned {
+            let query = if p.request.judged_only && !options.judged_only {
+                only_judged_tied(
+                    ranked,
+                    &s.groups,
+                    average,
+                    &mut s.filtered,
+                    &mut s.filtered_groups,
+                );
+                Query {
+                    ranked: &s.filtered,
+                    tally: None,
+                    ties: average.then_some(s.filtered_groups.as_slice()),
+                    ..whole
+                }
+            } else {
+                Query { tally, ..whole }
+            };
+            (p.kernel.compute)(
+                &query,
+                p.request,
+                p.options.as_ref().unwrap_or(options),
+                notes,
+                &mut row[p.first_line..p.first_line + p.lines],
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -87,8 +87,13 @@ pub fn sort_score(score: f64, compat: Compat) -> f64 {
 }
 
 /// Orders `rows` (run lines of one query) by the tie rule (trec_eval's by default) and keeps
-/// the first `-M`.
-pub fn rank_query(rows: &mut Vec<usize>, run: &Run, options: &Options) {
+/// the first `-M`; whether that cut went through a run of equal scores.
+pub fn rank_query(rows: &mut Vec<usize>, run: &Run, options: &Options) -> bool {
+    rank_query_by(rows, run, options, options.ties)
+}
+
+/// `rank_query` with another tie rule than the options'.
+pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: Ties) -> bool {
     let compat = options.compat;
     let by_score = |a: usize, b: usize| {
         let (sa, sb) = (
@@ -98,7 +103,7 @@ pub fn rank_query(rows: &mut Vec<usize>, run: &Run, options: &Options) {
         sb.partial_cmp(&sa).unwrap_or(Ordering::Equal)
     };
     let by_docno = |a: usize, b: usize| run.docnos.get(b).cmp(run.docnos.get(a));
-    match options.ties {
+    match ties {
         Ties::Docno | Ties::Average => {
             rows.sort_unstable_by(|&a, &b| by_score(a, b).then_with(|| by_docno(a, b)))
         }
@@ -112,8 +117,30 @@ pub fn rank_query(rows: &mut Vec<usize>, run: &Run, options: &Options) {
                 .then_with(|| by_docno(a, b))
         }),
     }
-    if let Some(m) = options.max_docs {
-        rows.truncate(m);
+    match options.max_docs {
+        Some(m) if m < rows.len() => {
+            let cut_tie = m > 0 && by_score(rows[m - 1], rows[m]) == Ordering::Equal;
+            rows.truncate(m);
+            cut_tie
+        }
+        _ => false,
+    }
+}
+
+/// The labels of a ranking in trec_eval's order as the other tie rule (`Ties::Reversed`)
+/// orders them: each run of equal scores reversed.
+pub fn reverse_ties(rows: &[usize], values: &[f64], run: &Run, compat: Compat, out: &mut Vec<f64>) {
+    out.clear();
+    out.extend_from_slice(values);
+    let score = |i: usize| sort_score(run.scores[rows[i]], compat);
+    let mut start = 0;
+    while start < rows.len() {
+        let mut end = start + 1;
+        while end < rows.len() && score(end) == score(start) {
+            end += 1;
+        }
+        out[start..end].reverse();
+        start = end;
     }
 }
 
