@@ -290,6 +290,8 @@ def _note(message: str, quiet: bool) -> None:
 
 def _output_format(form: str, per_query: bool, nosummary: bool) -> str:
     """--format's value, checked (usage errors)."""
+    if form == "trec":
+        return form  # the default: trecgain.formats is not needed (start-up)
     from .formats import FORMATS
 
     if form not in FORMATS:
@@ -352,10 +354,10 @@ def _values(outcome: tuple, file: str, per_query: bool, summary: bool):
 
 def _misses(thresholds: list, outcomes: list, files: tuple[str, ...]) -> list[str]:
     """One message per run and --fail-under threshold it misses."""
-    from .thresholds import misses
-
     if not thresholds:
         return []
+    from .thresholds import misses
+
     return [f"{file}: {miss}" for outcome, file in zip(outcomes, files)
             for miss in misses(thresholds, _values(outcome, file, False, True).aggregate)]
 
