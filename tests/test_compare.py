@@ -1,19 +1,35 @@
-"""trecgain.stats, the statistics of `trecgain compare`: against scipy, exact enumeration and
-references written here with plain loops from the documented procedures.
+"""`trecgain compare` and trecgain.compare: the statistics against scipy, exact enumeration and
+references written here with plain loops from the documented procedures; the means against
+the main command; the query set, the formats, the errors, the design notes' X / Y reversal
+and nDCG@k figure, and the plot.
 
 No expected value is copied from trecgain's own output: each comes from scipy, from a loop in
 this file, from a hand computation, or from the design notes."""
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
+import json
 import math
+import sys
 
 import numpy as np
 import pytest
 from scipy import stats as sps
 
-from trecgain import stats
+import trecgain
+from trecgain import Evaluator, TrecgainError, stats
+from trecgain.comparison import DEFAULT_SEED
+
+from conftest import ROOT, run_cli
+
+R03 = ROOT / "testdata" / "compare" / "robust03"
+QRELS = str(R03 / "qrels.txt.gz")
+RUNS = [str(R03 / f"{name}.txt.gz") for name in ("uwmtCR0", "aplrob03a", "pircRBa1")]
+NOTES = ROOT / "testdata" / "compare" / "design-notes"
+EXAMPLE = ROOT / "testdata" / "example"
 
 
 def fixed_pair(n: int, seed: int = 7, shift: float = 0.03) -> tuple[np.ndarray, np.ndarray]:
@@ -227,3 +243,321 @@ def test_tukey_hsd_is_more_conservative_than_one_pair():
     tukey = stats.tukey_hsd(x, 5000, seed=3)[0, 1]
     [(p, _)] = stats.randomization([x[:, 1] - x[:, 0]], 5000, seed=3)
     assert tukey > p
+
+
+# ---------------------------------------------------------------- the library on real runs
+
+
+@pytest.fixture(scope="module")
+def r03():
+    return trecgain.compare(QRELS, RUNS, measures=["map", "P.10", "ndcg_cut.10"], permutations=4000, bootstrap=4000,
+                            wilcoxon=True)
+
+
+def per_query(run: str, measure: str, **options) -> dict:
+    values = Evaluator(QRELS, measures=[measure], **options).evaluate(run).per_query
+    return values
+
+
+def test_means_are_the_main_commands_all_values(r03):
+    specs = {"map": "map", "P_10": "P.10", "ndcg_cut_10": "ndcg_cut.10"}
+    for m in r03.measures:
+        for run, mean in zip(RUNS, m.means):  # full precision: Result.aggregate
+            assert mean == Evaluator(QRELS, measures=[specs[m.line]]).evaluate(run).aggregate[m.line]
+    text = run_cli(["compare", "--permutations", "200", "--bootstrap", "200", QRELS, *RUNS])
+    assert text.rc == 0
+    table = [line.split() for line in text.stdout.decode().split("letters:")[0].splitlines()[3:]]
+    assert [row[:2] for row in table[1:]] == [["a", "uwmtCR0"], ["b", "aplrob03a"], ["c", "pircRBa1"]]
+    for row, run in zip(table[1:], RUNS):
+        for spec in specs.values():  # 4 decimals: the main command's text, as printed
+            main = run_cli(["-m", spec, QRELS, run]).stdout.decode()
+            value = main.split()[-1]  # "map  all  0.2418"
+            column = table[0].index(main.split()[0]) + 1  # the header has no label column
+            means = [cell for cell in row[2:] if "." in cell]
+            assert means[column - 2] == value
+
+
+def test_paired_statistics_use_the_per_query_values(r03):
+    line = "map"
+    base, other = per_query(RUNS[0], "map"), per_query(RUNS[2], "map")
+    qids = sorted(base)
+    a = np.array([base[q][line] for q in qids])
+    b = np.array([other[q][line] for q in qids])
+    pair = next(p for p in r03.measure(line).pairs if (p.a, p.b) == (0, 2))
+    assert pair.n == 100 and pair.diff == pytest.approx((b - a).mean(), abs=1e-15)
+    ref = sps.ttest_rel(b, a)
+    assert pair.t == pytest.approx(ref.statistic, rel=1e-10) and pair.p["t"] == pytest.approx(ref.pvalue, rel=1e-9)
+    assert pair.p["wilcoxon"] == pytest.approx(sps.wilcoxon(b, a).pvalue, rel=1e-12)
+    assert (pair.wins, pair.ties, pair.losses) == (int((b > a).sum()), int((b == a).sum()), int((b < a).sum()))
+    assert pair.effect == pytest.approx((b - a).mean() / (b - a).std(ddof=1), rel=1e-10)
+    assert pair.ci_bootstrap == pytest.approx(reference_bootstrap(b - a, 4000, DEFAULT_SEED, 0.95), abs=1e-12)
+    largest = sorted(qids, key=lambda q: -abs(other[q][line] - base[q][line]))[:5]
+    assert [q for q, *_ in pair.largest] == largest
+
+
+def test_holm_across_a_measures_comparisons(r03):
+    for m in r03.measures:
+        raw = [p.p["randomization"] for p in m.pairs]
+        assert [p.adjusted["randomization"] for p in m.pairs] == pytest.approx(stats.adjust(raw, "holm"))
+        for p in m.pairs:
+            assert p.significant == (p.adjusted["randomization"] < 0.05)
+
+
+def test_to_dataframe(r03):
+    frame = r03.to_dataframe()
+    assert len(frame) == 3 * 2
+    assert {"measure", "run_a", "run_b", "diff", "ci_t_low", "p_t", "p_randomization", "p_randomization_adjusted",
+            "significant"} <= set(frame.columns)
+    assert list(frame["run_a"].unique()) == ["uwmtCR0"]
+
+
+def test_all_pairs_uses_tukey():
+    c = trecgain.compare(QRELS, RUNS, measures=["map"], all_pairs=True, permutations=2000, bootstrap=0)
+    m = c.measures[0]
+    assert [(p.a, p.b) for p in m.pairs] == [(0, 1), (0, 2), (1, 2)]
+    x = np.array(m.values)
+    ref = stats.tukey_hsd(x, 2000, DEFAULT_SEED)
+    for p in m.pairs:
+        assert p.p["tukey"] == ref[p.a, p.b]
+        assert p.significant == (p.p["tukey"] < 0.05)
+    assert c.settings["test"] == "tukey"
+    assert all(math.isnan(v) for p in m.pairs for v in p.ci_bootstrap)  # bootstrap=0: none
+
+
+# ---------------------------------------------------------------- the query set
+
+
+def test_queries_a_run_lacks():
+    qrels = str(EXAMPLE / "qrels.txt")
+    full = str(EXAMPLE / "run.txt")
+    lacking = {"301": {"FT911-3032": 2.0, "LA051790-0138": 1.0}, "303": {"FBIS4-26474": 1.0}}
+    c = trecgain.compare(qrels, [full, lacking], measures=["map"], permutations=100, bootstrap=100)
+    assert c.qids == ["301", "303"] and c.runs[1].lacks == 1
+    assert any("every run has" in n and "lacks 1" in n for n in c.notes)
+    assert c.measures[0].means[0] == Evaluator(qrels, measures=["map"]).evaluate(full).aggregate["map"]  # 3 queries
+    complete = trecgain.compare(qrels, [full, lacking], measures=["map"], complete=True, permutations=100,
+                                bootstrap=100)
+    assert complete.qids == ["301", "302", "303"]
+    ref = Evaluator(qrels, measures=["map"], complete=True).evaluate(lacking)
+    assert [row[1] for row in complete.measures[0].values] == [ref.per_query[q]["map"] for q in complete.qids]
+    assert complete.measures[0].values[1][1] == 0.0  # 302, missing, scores 0
+    for k, m in enumerate(complete.measures[0].means):
+        assert m == pytest.approx(np.mean([row[k] for row in complete.measures[0].values]), abs=1e-15)
+    out = run_cli(["compare", "-c", "-m", "map", "--permutations", "50", qrels, full, "-"],
+                  stdin=b"301 Q0 FT911-3032 1 2 x\n303 Q0 FBIS4-26474 1 1 x\n")
+    assert out.rc == 0 and "lacks 1" in out.stderr and out.stderr.startswith("trecgain: note: with -c")
+
+
+@pytest.mark.parametrize("compat", ["10", "9"])
+def test_complete_means_match_per_query_values(compat):
+    qrels = str(EXAMPLE / "qrels.txt")
+    lacking = {"301": {"FT911-3032": 2.0}, "999": {"x": 1.0}}
+    c = trecgain.compare(qrels, [str(EXAMPLE / "run.txt"), lacking], measures=["official", "ndcg_cut.5", "recall.10"],
+                         complete=True, compat=compat, permutations=10, bootstrap=0)
+    for m in c.measures:
+        for k, mean in enumerate(m.means):
+            assert mean == pytest.approx(sum(row[k] for row in m.values) / len(m.values), abs=1e-14)
+
+
+def test_nickname_lines_that_are_no_mean_are_left_out():
+    c = trecgain.compare(str(EXAMPLE / "qrels.txt"), [str(EXAMPLE / "run.txt")] * 2, measures=["official"],
+                         permutations=10, bootstrap=0)
+    keys = [m.key for m in c.measures]
+    assert "map" in keys and "P_10" in keys and "num_q" not in keys and "gm_map" not in keys and "runid" not in keys
+    assert any("leaves out runid, num_q" in n and "gm_map" in n for n in c.notes)
+
+
+@pytest.mark.parametrize("measure", ["gm_map", "num_rel", "runid", "relstring", "gm_bpref"])
+def test_measures_that_are_no_mean_are_refused(measure):
+    with pytest.raises(TrecgainError, match="compare needs a mean over queries"):
+        trecgain.compare(str(EXAMPLE / "qrels.txt"), [str(EXAMPLE / "run.txt")] * 2, measures=[measure])
+
+
+# ---------------------------------------------------------------- the design notes
+
+
+def test_design_notes_x_y_reversal():
+    """dcg-and-ndcg.txt: X wins under exponential gain, Y under linear, at nDCG@3 and nDCG@6."""
+    runs = [str(NOTES / f"{r}.txt") for r in "WXY"]
+    c = trecgain.compare(str(NOTES / "qrels.txt"), runs, measures=["ndcg_cut.3,6"], global_gains="linear,exp",
+                         permutations=100, bootstrap=0)
+    means = {m.key: [round(v, 3) for v in m.means] for m in c.measures}
+    assert means["ndcg_cut_3 (linear)"][1:] == [0.509, 0.638]
+    assert means["ndcg_cut_3 (exp)"][1:] == [0.542, 0.418]
+    assert means["ndcg_cut_6 (linear)"][1:] == [0.699, 0.708]
+    assert means["ndcg_cut_6 (exp)"][1:] == [0.672, 0.576]
+    xy = [r for r in c.reversals if (r.a, r.b) == (1, 2)]
+    assert [r.line for r in xy] == ["ndcg_cut_3", "ndcg_cut_6"]
+    assert all(r.reversed and [q for q, *_ in r.queries] == ["1"] for r in xy)
+    assert all(r.schemes == ("linear", "exp") for r in c.reversals)
+    text = run_cli(["compare", "--global-gains", "linear,exp", "-m", "ndcg_cut.3,6", "--permutations", "100",
+                    str(NOTES / "qrels.txt"), *runs]).stdout.decode()
+    assert "ndcg_cut_3  c - b: linear +0.1293, exp -0.1244 (the means reverse)" in text
+
+
+def test_design_notes_cutoff_figure():
+    """The worked example's nDCG@k for k = 1..6, both gains (the notes' table, three decimals)."""
+    runs = [str(NOTES / f"{r}.txt") for r in "WXY"]
+    c = trecgain.compare(str(NOTES / "qrels.txt"), runs, measures=["ndcg_cut.6"], global_gains=["linear", "exp"],
+                         permutations=10, bootstrap=0)
+    curves = c.cutoff_curve(6)
+    assert [round(v, 3) for v in curves["linear"][0]] == [1.000, 0.871, 0.978, 0.853, 0.861, 0.961]
+    assert [round(v, 3) for v in curves["exp"][0]] == [1.000, 0.779, 0.959, 0.872, 0.876, 0.949]
+    assert c.default_depth() == 6
+
+
+def test_design_notes_180_orderings_1002_reversals():
+    """The six judged documents in their 180 distinguishable orders: 16,110 pairs, of which the
+    two gain formulas order 1,002 oppositely at nDCG@6."""
+    grades = [3, 2, 3, 0, 1, 2]
+    qrels = {"q": {f"d{i}": g for i, g in enumerate(grades)}}
+    orders = {}
+    for p in itertools.permutations(range(6)):
+        orders.setdefault(tuple(grades[i] for i in p), p)
+    runs = [{"q": {f"d{i}": float(10 - r) for r, i in enumerate(p)}} for p in orders.values()]
+    assert len(runs) == 180 and len(runs) * 179 // 2 == 16110
+    c = trecgain.compare(qrels, runs, measures=["ndcg_cut.6"], global_gains="linear,exp", permutations=1, bootstrap=0,
+                         names=[str(k) for k in range(180)])
+    assert sum(r.reversed for r in c.reversals) == 1002
+
+
+# ---------------------------------------------------------------- the command: formats and seeds
+
+
+def cli(*args: str, stdin: bytes = b""):
+    return run_cli(["compare", "--permutations", "500", "--bootstrap", "500", *args, QRELS, *RUNS], stdin)
+
+
+def test_every_format_parses():
+    out = cli("--format", "json")
+    data = json.loads(out.stdout)
+    assert data["settings"]["seed"] == DEFAULT_SEED and [r["name"] for r in data["runs"]] == ["uwmtCR0", "aplrob03a",
+                                                                                             "pircRBa1"]
+    assert len(data["measures"]) == 3 and len(data["measures"][0]["comparisons"]) == 2
+    rows = list(csv.DictReader(io.StringIO(cli("--format", "csv").stdout.decode())))
+    assert len(rows) == 6 and {r["measure"] for r in rows} == {"map", "P_10", "ndcg_cut_10"}
+    assert all(float(r["ci_t_low"]) <= float(r["diff"]) <= float(r["ci_t_high"]) for r in rows)
+    md = cli("--format", "markdown").stdout.decode()
+    assert "| a | uwmtCR0 |" in md and "|---|---|---:|---:|---:|" in md
+    latex = cli("--format", "latex").stdout.decode()
+    assert "\\toprule" in latex and "\\midrule" in latex and "\\bottomrule" in latex
+    for measure, line in (("map", "map"), ("P.10", "P_10"), ("ndcg_cut.10", "ndcg_cut_10")):
+        best = max(Evaluator(QRELS, measures=[measure]).evaluate(r).aggregate[line] for r in RUNS)
+        assert f"\\textbf{{{best:.4f}}}" in latex
+    assert "uwmtCR0" in latex and "P\\_10" in latex
+    text = cli().stdout.decode()
+    assert f"seed {DEFAULT_SEED}" in text and "letters:" in text
+
+
+def test_same_seed_same_bytes():
+    for fmt in ("text", "json"):
+        first, second = cli("--format", fmt, "--seed", "7", "--all-pairs"), cli("--format", fmt, "--seed", "7",
+                                                                               "--all-pairs")
+        assert first.rc == 0 and first.stdout == second.stdout
+
+
+RESAMPLED = {"ci_bootstrap", "se_randomization", "significant", "better"}
+
+
+def _without_resampling(data: dict) -> dict:
+    data["settings"].pop("seed")
+    for m in data["measures"]:
+        m.pop("better_than")
+        for c in m["comparisons"]:
+            for key in RESAMPLED:
+                c.pop(key)
+            for table in (c["p"], c["p_adjusted"]):
+                table.pop("randomization")
+                table.pop("tukey", None)
+    return data
+
+
+def test_another_seed_changes_only_resampled_numbers():
+    one = json.loads(cli("--format", "json", "--seed", "1", "--all-pairs").stdout)
+    two = json.loads(cli("--format", "json", "--seed", "2", "--all-pairs").stdout)
+    assert one != two
+    assert _without_resampling(one) == _without_resampling(two)
+    assert one["measures"][0]["comparisons"][0]["p"]["t"] == two["measures"][0]["comparisons"][0]["p"]["t"]
+
+
+# ---------------------------------------------------------------- the command: errors
+
+
+@pytest.mark.parametrize("args, rc, says", [
+    (["compare"], 2, "expected a qrels file and at least two run files"),
+    (["compare", QRELS, RUNS[0]], 2, "at least two run files"),
+    (["compare", "--format", "xml", QRELS, *RUNS], 2, "--format takes"),
+    (["compare", "--permutations", "many", QRELS, *RUNS], 2, "--permutations takes a whole number"),
+    (["compare", "--alpha", "5", QRELS, *RUNS], 2, "--alpha takes a number between 0 and 1"),
+    (["compare", "--correction", "sidak", QRELS, *RUNS], 2, "--correction takes"),
+    (["compare", "--plot", "out.gif", QRELS, *RUNS], 2, "--plot takes a file name ending in .png"),
+    (["compare", "--nonsense", QRELS, *RUNS], 2, "unknown option '--nonsense'"),
+    (["compare", QRELS, RUNS[0], "/no/such/run"], 1, "/no/such/run"),
+    (["compare", "-m", "gm_map", QRELS, *RUNS], 1, "compare needs a mean over queries"),
+    (["compare", "-m", "nosuch", QRELS, *RUNS], 1, "unknown measure 'nosuch'"),
+    (["compare", "--test", "randomization", "--permutations", "0", QRELS, *RUNS], 1, "needs permutations"),
+    (["compare", "--plot-measure", "P_5", "--plot", "/tmp/never.png", QRELS, *RUNS], 1, "--plot-measure"),
+])
+def test_errors_are_one_line(args, rc, says):
+    out = run_cli(args)
+    assert out.rc == rc, out.stderr
+    assert out.stdout == b""
+    assert out.stderr.count("\n") == 1 and says in out.stderr and out.stderr.startswith("trecgain: ")
+
+
+@pytest.mark.parametrize("module, args, says", [
+    ("scipy", [], "pip install 'trecgain[stats]'"),
+    ("matplotlib", ["--plot", "x.png"], "pip install 'trecgain[plot]'"),
+])
+def test_missing_extras_are_one_line(monkeypatch, module, args, says):
+    for name in list(sys.modules):
+        if name == module or name.startswith(module + "."):
+            monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, module, None)
+    out = run_cli(["compare", *args, QRELS, *RUNS])
+    assert out.rc == 1 and out.stdout == b"" and out.stderr.count("\n") == 1 and says in out.stderr
+
+
+def test_help():
+    out = run_cli(["compare", "-h"])
+    assert out.rc == 0 and b"--permutations" in out.stdout and b"--all-pairs" in out.stdout
+    assert b"compare" in run_cli(["-h"]).stdout
+
+
+def test_compare_is_the_function_whatever_was_imported():
+    import trecgain.compare_cli  # noqa: F401
+    import trecgain.compare_render  # noqa: F401
+    import trecgain.comparison  # noqa: F401
+
+    assert trecgain.compare is trecgain.comparison.compare and "compare" in trecgain.__all__
+
+
+def test_library_checks_its_arguments():
+    qrels, run = str(EXAMPLE / "qrels.txt"), str(EXAMPLE / "run.txt")
+    for kwargs, says in (({"runs": [run]}, "at least two runs"), ({"correction": "x"}, "correction must be"),
+                         ({"alpha": 1.5}, "alpha must be"), ({"permutations": -1}, "permutations must be"),
+                         ({"test": "z"}, "test must be"), ({"baseline": 2}, "baseline must be"),
+                         ({"frobnicate": 1}, "no option 'frobnicate'"), ({"names": ["x"]}, "names: 1 names")):
+        args = {"runs": [run, run], **kwargs}
+        with pytest.raises(TrecgainError, match=says):
+            trecgain.compare(qrels, **args)
+
+
+# ---------------------------------------------------------------- the plot
+
+
+@pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF")])
+def test_plot_formats(tmp_path, suffix, magic):
+    path = tmp_path / f"figure{suffix}"
+    out = cli("--plot", str(path), "-m", "map", "-m", "ndcg_cut.10")
+    assert out.rc == 0 and out.stdout
+    assert path.read_bytes().startswith(magic)
+
+
+def test_plot_of_the_design_notes(tmp_path):
+    path = tmp_path / "notes.png"
+    runs = [str(NOTES / f"{r}.txt") for r in "WXY"]
+    c = trecgain.compare(str(NOTES / "qrels.txt"), runs, measures=["ndcg_cut.6"], global_gains="linear,exp",
+                         permutations=10, bootstrap=0)
+    c.plot(str(path))
+    assert path.stat().st_size > 10000

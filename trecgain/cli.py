@@ -53,6 +53,7 @@ def _help_text() -> str:
              "  -h, --help                     this help",
              "",
              "  trecgain gdeval QRELS RUN K    gdeval.pl's nDCG@K and ERR@K, exactly as it prints them",
+             "  trecgain compare QRELS RUN_A RUN_B ...  paired tests of runs (trecgain compare -h)",
              "", "Measures (printed in this order):"]
     from .measures import REGISTRY  # not needed for --version
 
@@ -377,10 +378,18 @@ def _gdeval(args: list[str]) -> int:
     return 0
 
 
+def _compare(args: list[str]) -> int:
+    """`trecgain compare QRELS RUN_A RUN_B ...`: paired tests, intervals and corrections."""
+    from .compare_cli import main as compare_main
+
+    return compare_main(args)
+
+
 #: The subcommands: name -> (function of the arguments after the name, returning the exit
 #: status; one line of help).
 SUBCOMMANDS = {
     "gdeval": (_gdeval, "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
+    "compare": (_compare, "is run B better than run A: paired tests, intervals, corrections"),
 }
 
 _ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}
