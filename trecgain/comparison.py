@@ -409,7 +409,8 @@ class _Comparer:
                              f"as trecgain scores it (0): {which}")
             else:
                 uneven = len(set(has)) > 1
-                notes.append(f"the paired statistics use the {len(qids)} qrels queries every run has ({which}"
+                common = "the qrels query" if len(qids) == 1 else f"the {len(qids)} qrels queries"
+                notes.append(f"the paired statistics use {common} every run has ({which}"
                              f"{'; each mean is over its own run' + chr(39) + 's queries, as trecgain prints it' if uneven else ''}"
                              "; -c counts every qrels query, a missing one scoring 0)")
         if self.skipped:
