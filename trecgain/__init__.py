@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __version__ = "0.2.0"
-__all__ = ["Evaluator", "Result", "TrecgainError", "__version__"]
+__all__ = ["Comparison", "Evaluator", "Result", "TrecgainError", "__version__", "compare"]
 
 
 def __getattr__(name: str):
@@ -12,6 +12,10 @@ def __getattr__(name: str):
         from . import evaluate
 
         return getattr(evaluate, name)
+    if name in ("compare", "Comparison"):
+        from . import comparison
+
+        return getattr(comparison, name)
     if name == "TrecgainError":
         from .errors import TrecgainError
 

@@ -638,9 +638,17 @@ def _explain(args: list[str]) -> int:
     return explain.main(args)
 
 
+def _compare(args: list[str]) -> int:
+    """`trecgain compare QRELS RUN_A RUN_B ...`: paired tests, intervals and corrections."""
+    from .compare_cli import main as compare_main
+
+    return compare_main(args)
+
+
 #: The subcommands: name -> (function of the arguments after the name, returning the exit
 #: status; one line of help).  Each answers --help.
 SUBCOMMANDS = {
+    "compare": (_compare, "is run B better than run A: paired tests, intervals, corrections"),
     "explain": (_explain, "one query's computation rank by rank: gains, discounts, ideal ranking, ties"),
     "gdeval": (_gdeval, "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
     "completion": (_completion, "a completion script for bash, zsh or fish"),
