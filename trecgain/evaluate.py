@@ -319,11 +319,17 @@ class Evaluator:
         run = self.read_run(run)
         other = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self._options("reversed"),
                                False)
-        lines = []
-        for number, (_, _, shown, _, _, slots) in enumerate(result._formats()):
-            lines.extend([number if shown else None] * slots)
-        summaries, queries = result.evaluation.printed_differences(other, lines)
-        return (summaries if summary else 0) + ((queries or 0) if per_query else 0)
+        return printed_differences(result, other, per_query, summary)
+
+
+def printed_differences(result: Result, other: Any, per_query: bool, summary: bool) -> int:
+    """How many printed values (4 decimals) of `result` differ in `other`, the core's evaluation
+    of the same run with tied documents ordered the other way round (Evaluator.ties_decided)."""
+    lines = []
+    for number, (_, _, shown, _, _, slots) in enumerate(result._formats()):
+        lines.extend([number if shown else None] * slots)
+    summaries, queries = result.evaluation.printed_differences(other, lines)
+    return (summaries if summary else 0) + ((queries or 0) if per_query else 0)
 
 
 def _queries(count: int) -> str:
