@@ -108,7 +108,10 @@ def test_twenty_runs_with_every_gain_measure(cluster, tmp_path, compat):
     address, client = cluster
     qrels = write_qrels(tmp_path / "qrels.txt", 30, 1)
     runs = runs_of(tmp_path, 20, 30)
-    here, there = same(["--compat", compat, "-q", "-c", *GAIN_MEASURES, str(qrels), *runs], address)
+    args = ["--compat", compat, "-q", "-c", *GAIN_MEASURES, str(qrels), *runs]
+    names = tasks(client, lambda: same(args, address))
+    assert sum(n.startswith("_evaluate_batch") for n in names) == 10  # two runs a task
+    here = run_cli(args)
     assert here.rc == 0 and here.stdout.count(b"\tall\t") > 20 * 10
     # and the library: the same Results
     from trecgain import Evaluator
@@ -435,7 +438,7 @@ class ExitOnce(distributed.WorkerPlugin):
         self.marker, self.always = marker, always
 
     def transition(self, key, start, finish, **kwargs):
-        if finish == "executing" and str(key).startswith("_evaluate_part"):
+        if finish == "executing" and str(key).startswith("_evaluate_"):
             if self.always or not os.path.exists(self.marker):
                 Path(self.marker).touch()
                 os._exit(1)

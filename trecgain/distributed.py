@@ -448,6 +448,12 @@ def _evaluate_part(shipped: tuple, part: dict, job: dict, data: bytes | None = N
     return out
 
 
+def _evaluate_batch(shipped: tuple, parts: list[dict], job: dict) -> list[dict]:
+    """A task: several small runs read whole and measured, one after the other (a task each
+    would cost the scheduler more than measuring them)."""
+    return [_evaluate_part(shipped, part, job) for part in parts]
+
+
 def _reversed_part(shipped: tuple, part: dict, job: dict, data: bytes | None = None, lines: Any = None) -> dict:
     """A task: a part's queries measured with tied documents ordered the other way round."""
     run = _read(part, job["ranks"], data, lines)
@@ -599,6 +605,10 @@ class _Job:
         key = hashlib.sha1(data).hexdigest() + ("f" if qrels.fractional else "")
         self.qrels = self.ship((key, qrels.source, qrels.fractional, data))
         self.partition = _partition_bytes(client, partition_bytes)
+        try:
+            self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+        except Exception:  # no information: as if one
+            self.workers = 1
 
     def ship(self, data: Any) -> Any:
         """A future of `data`, for tasks to take: a task of its own, which the scheduler can run
@@ -675,7 +685,8 @@ def _evaluate(client: Any, evaluator: Evaluator, names: list[str], keep: bool, t
     job = _Job(client, evaluator, keep, tie_check, progress, partition_bytes)
     try:
         sources = [_Source(name, job.partition) for name in names]
-        plans = [_Plan(job, source) for source in sources]  # every task of every run submitted
+        batches = _batches(job, sources)
+        plans = [_Plan(job, source, batches.get(i)) for i, source in enumerate(sources)]  # every task submitted
         for plan in plans:
             plan.start_parts()
         out = []
@@ -687,11 +698,62 @@ def _evaluate(client: Any, evaluator: Evaluator, names: list[str], keep: bool, t
         job.progress.close()
 
 
-class _Plan:
-    """One run's tasks: read in parts (scans first, to find where parts start), or whole."""
+#: Small runs are measured several to a task, up to this many bytes of runs a task.
+BATCH_BYTES = 16 << 20
 
-    def __init__(self, job: _Job, source: _Source):
-        self.job, self.source = job, source
+
+def _batches(job: _Job, sources: list[_Source]) -> dict[int, tuple[_Batch, int]]:
+    """Consecutive small runs (files of known size, read whole) put together in tasks of at most
+    BATCH_BYTES, and of at most a quarter of the runs a worker has to do (so that the tasks
+    still spread over the workers): {run's index: (its batch, its place there)}."""
+    most = max(1, len(sources) // (4 * job.workers))
+    out: dict[int, tuple[_Batch, int]] = {}
+    group: list[int] = []
+
+    def close() -> None:
+        if len(group) > 1:
+            batch = _Batch(job, [_Plan.whole_part(sources[i]) for i in group])
+            out.update((i, (batch, k)) for k, i in enumerate(group))
+        group.clear()
+
+    size = 0
+    for i, source in enumerate(sources):
+        small = source.kind != "bytes" and not source.splittable and source.size is not None
+        if not small or len(group) >= most or size + (source.size or 0) > BATCH_BYTES:
+            close()
+            size = 0
+        if small:
+            group.append(i)
+            size += source.size or 0
+    close()
+    return out
+
+
+class _Batch:
+    """One task measuring several small runs; its results gathered once for all of them."""
+
+    def __init__(self, job: _Job, parts: list[dict]):
+        self.job, self.results = job, None
+        self.future = job.submit(_evaluate_batch, job.qrels, parts, job.task)
+
+    def result(self, index: int, name: str) -> dict:
+        if self.results is None:
+            self.results = self.job.gather([self.future], name)[0]
+            self.future = None
+        return self.results[index]
+
+
+class _Plan:
+    """One run's tasks: read in parts (scans first, to find where parts start), or whole (in
+    a batch of small runs, or a task of its own)."""
+
+    @staticmethod
+    def whole_part(s: _Source) -> dict:
+        return {"name": s.name, "location": s.location, "kind": s.kind, "offset": 0, "length": None,
+                "first_line": 1, "file_start": True, "allow_empty": False}
+
+    def __init__(self, job: _Job, source: _Source, batch: tuple[_Batch, int] | None = None):
+        self.job, self.source, self.batch = job, source, batch
         self.data = job.ship(source.data) if source.data is not None else None
         self.parts: list[dict] = []
         self.futures: list = []
@@ -704,14 +766,14 @@ class _Plan:
             self.scans = [job.submit(_scan, source.location, source.kind, a, b)
                           for a, b in zip(self.starts, self.starts[1:])]
         else:
-            self.parts = [self._part(0, None, 1)]
-            self.futures = [job.submit(_evaluate_part, job.qrels, self.parts[0], job.task, self.data)]
+            self.parts = [self.whole_part(source)]
+            if batch is None:
+                self.futures = [job.submit(_evaluate_part, job.qrels, self.parts[0], job.task, self.data)]
 
-    def _part(self, offset: int, length: int | None, first_line: int) -> dict:
+    def _part(self, offset: int, length: int, first_line: int) -> dict:
         s = self.source
-        whole = length is None
         return {"name": s.name, "location": s.location, "kind": s.kind, "offset": offset, "length": length,
-                "first_line": first_line, "file_start": offset == 0, "allow_empty": not whole}
+                "first_line": first_line, "file_start": offset == 0, "allow_empty": True}
 
     def start_parts(self) -> None:
         """Once the scans are in: the parts, each starting where the qid changes."""
@@ -730,7 +792,10 @@ class _Plan:
 
     def finish(self) -> tuple[Result, _Info]:
         job, name = self.job, self.source.name
-        results = job.gather(self.futures, name)
+        if self.batch is not None:
+            results = [self.batch[0].result(self.batch[1], name)]
+        else:
+            results = job.gather(self.futures, name)
         for r in results:  # the first line at fault in the file, as one process reads it
             if "read_error" in r:
                 raise TrecgainError(*r["read_error"])
@@ -760,7 +825,7 @@ class _Plan:
         return result, info
 
     def release(self) -> None:
-        self.futures, self.scans, self.shuffled, self.data = [], [], None, None
+        self.futures, self.scans, self.shuffled, self.data, self.batch = [], [], None, None, None
 
     def _assemble(self, measured: list[dict], key: str, options: tuple, tag: bytes, run_warnings: list[str],
                   lines: int, keep: bool) -> Any:
