@@ -16,12 +16,11 @@ import sys
 import time
 from pathlib import Path
 
+import dask  # the test extra installs dask[distributed]: these tests always run
+import distributed
 import pytest
 
-dask = pytest.importorskip("dask")  # the test extra installs it: make test always runs these
-distributed = pytest.importorskip("distributed")
-
-from conftest import ROOT, run_cli  # noqa: E402
+from conftest import ROOT, run_cli
 
 EXAMPLE = [str(ROOT / "testdata" / "example" / "qrels.txt"), str(ROOT / "testdata" / "example" / "run.txt")]
 #: Each worker's memory limit: the run of test_run_larger_than_a_workers_memory needs more
@@ -177,6 +176,33 @@ def test_one_run_in_parts(cluster, tmp_path, monkeypatch, compat):
     assert sum(n.startswith("_evaluate_part") for n in names) >= 15
     assert not any(n.startswith("_shuffle") for n in names)
     same(["--format", "json", "-q", "-m", "map", "-m", "gm_map", "-m", "relstring", str(qrels), str(run)], address)
+
+
+def test_part_boundaries(tmp_path):
+    """Where a part may start, from every byte of a file: the first line after the one holding
+    the byte before whose qid differs from the first run line's there, with the newlines up to
+    it (what the part's first line number is made of). Worked out here line by line."""
+    from trecgain.distributed import _scan
+
+    text = (b"1 Q0 a 1 1 t\n1 Q0 b 2 1 t\n# comment\n\n1 Q0 c 3 1 t\r\n2 Q0 a 1 1 t\n"
+            b"  2 Q0 b 2 1 t\n3 Q0 a 1 1 t\n#\n3 Q0 b 1 1 t\n4 Q0 a 1 1 t")
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == 10]
+    lines = [(a, text[a:b]) for a, b in zip(starts, starts[1:] + [len(text)])]
+    for start in range(1, len(text)):
+        after = [(a, line) for a, line in lines if a >= start]  # lines after the one holding start - 1
+        first, want = None, len(text)
+        for a, line in after:
+            fields = line.split() if not line.startswith(b"#") else []
+            if fields and first is None:
+                first = fields[0]
+            elif fields and fields[0] != first:
+                want = a
+                break
+        newlines, boundary, to_boundary = _scan(str(path), "path", start, len(text))
+        assert (newlines, boundary, to_boundary) == (text[start:].count(b"\n"), want,
+                                                     text[start:want].count(b"\n")), start
 
 
 def test_a_run_not_grouped_by_query_is_shuffled(cluster, tmp_path, monkeypatch):
@@ -357,6 +383,19 @@ def test_globs_and_urls(cluster, tmp_path):
     assert nothing.stderr == f"trecgain: {tmp_path / '*.nope'}: no run file matches this pattern\n"
     missing = run_cli(["--dask", address, "-m", "map", str(qrels), (tmp_path / "nope.txt").as_uri()])
     assert missing.rc == 1 and missing.stderr.count("\n") == 1 and "nope.txt" in missing.stderr
+    packed = tmp_path / "run.gz"  # gzip through fsspec: recognised by its content, as a file is
+    packed.write_bytes(gzip.compress(Path(runs[0]).read_bytes()))
+    there = run_cli(["--dask", address, "-q", "-m", "map", str(qrels), packed.as_uri(), runs[1]])
+    assert (there.rc, there.stdout) == (0, local.stdout)
+
+
+def test_urls_without_fsspec(cluster, monkeypatch, tmp_path):
+    address, _ = cluster
+    monkeypatch.setitem(sys.modules, "fsspec", None)  # import fsspec raises ImportError
+    out = run_cli(["--dask", address, "-m", "map", EXAMPLE[0], Path(EXAMPLE[1]).as_uri()])
+    assert (out.rc, out.stdout) == (1, b"")
+    assert out.stderr == (f"trecgain: {Path(EXAMPLE[1]).as_uri()}: reading a run from a URL needs fsspec (and the "
+                          "filesystem's package, such as s3fs): pip install fsspec\n")
 
 
 # --- the command around it ---------------------------------------------------------------------
