@@ -340,7 +340,7 @@ def test_run_larger_than_a_workers_memory(cluster, tmp_path):
     """A run one process needs more than a worker's memory limit for: read in parts, it
     completes on workers of that limit, with the same bytes."""
     address, client = cluster
-    queries, docs = 3000, 2000
+    queries, docs = 4500, 2000
     body = b"\n".join(b"Q0 d%d %d %d.25 big" % (j, j + 1, (j * 7919) % docs) for j in range(docs))
     run, qrels = tmp_path / "big.txt", tmp_path / "big-qrels.txt"
     with open(run, "wb") as f:
