@@ -1,6 +1,7 @@
 """Runs evaluated on a Dask cluster: `trecgain --dask ADDRESS|local` and `evaluate_on_dask`.
 
-Many runs are spread over the workers, a task each. A run larger than a partition is read in
+Many runs are spread over the workers (small ones several to a task while each worker has
+many). A run larger than a partition is read in
 parts: byte ranges of the file that start where the qid changes, so that no query is split
 (workers find the boundaries and count the lines before them, so that messages name the file's
 own lines); a run whose queries turn out not to be grouped is shuffled by qid instead. Gzip
@@ -104,9 +105,8 @@ def expand_runs(runs: Iterable[str]) -> list[str]:
             out.append(name)
             continue
         if _is_url(name):
-            fs, _ = _filesystem(name)
-            matches = sorted(fs.glob(_strip(name)))
-            matches = [fs.unstrip_protocol(m) for m in matches]
+            fs, pattern = _filesystem(name)
+            matches = [fs.unstrip_protocol(m) for m in sorted(fs.glob(pattern))]
         else:
             import glob
 
@@ -205,10 +205,6 @@ def _filesystem(url: str) -> tuple[Any, str]:
         raise TrecgainError(f"cannot read: {_reason(err)}", url) from None
 
 
-def _strip(url: str) -> str:
-    return _filesystem(url)[1]
-
-
 class _Source:
     """A run to read: its name (in messages and outputs), where workers find it (kind "path":
     an absolute path; "url": an fsspec URL; "bytes": the data, standard input's), its size
@@ -226,7 +222,10 @@ class _Source:
             self.kind, self.location, self.name = "bytes", None, "(standard input)"
             if sys.stdin is None:
                 raise TrecgainError("cannot read: standard input is closed", self.name)
-            self.data = getattr(sys.stdin, "buffer", sys.stdin).read()
+            try:
+                self.data = getattr(sys.stdin, "buffer", sys.stdin).read()
+            except (OSError, ValueError) as err:
+                raise TrecgainError(f"cannot read: {getattr(err, 'strerror', None) or err}", self.name) from None
             return
         if _is_url(name):
             self.kind, self.location = "url", name
