@@ -405,7 +405,8 @@ def test_usage(cluster):
     address, _ = cluster
     both = run_cli(["--dask", address, "-j", "2", "-m", "map", *EXAMPLE])
     assert both.rc == 2 and "-j and --dask" in both.stderr
-    bad = run_cli(["--dask", "tcp://127.0.0.1:1", "-m", "map", *EXAMPLE])
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):  # nothing listens on port 1
+        bad = run_cli(["--dask", "tcp://127.0.0.1:1", "-m", "map", *EXAMPLE])
     assert (bad.rc, bad.stdout) == (1, b"") and bad.stderr.count("\n") == 1
     assert bad.stderr.startswith("trecgain: --dask: cannot reach a Dask scheduler at tcp://127.0.0.1:1")
 

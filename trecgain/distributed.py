@@ -150,7 +150,8 @@ class _Connection:
                                                         silence_logs=logging.CRITICAL)
                 self.client = distributed.Client(self.cluster, set_as_default=False)
             else:
-                self.client = distributed.Client(target, timeout="20s", set_as_default=False)
+                # Dask's distributed.comm.timeouts.connect (30 s) bounds the wait
+                self.client = distributed.Client(target, set_as_default=False)
         except Exception as err:  # refused, timed out, a bad address: one line
             self.close()
             where = "start a local Dask cluster" if target == "local" else f"reach a Dask scheduler at {target}"
