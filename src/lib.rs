@@ -4,7 +4,7 @@
 
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use trecgain_core::error::Error;
-use trecgain_core::evaluate::{printed, Evaluation, Measuring};
+use trecgain_core::evaluate::{assemble, printed, Evaluation, Measuring, Parts};
 use trecgain_core::explain::{explain, query_index, Explanation};
 use trecgain_core::options::{
     Base, Compat, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary, Ties,
@@ -255,6 +255,29 @@ impl PyQrels {
     fn __len__(&self) -> usize {
         self.inner.grades.len()
     }
+
+    /// Whether grades may be fractional.
+    #[getter]
+    fn fractional(&self) -> bool {
+        self.inner.fractional
+    }
+
+    /// The judgments as a qrels file (`qid 0 docno grade`, queries in order), which `read`
+    /// reads back into the same qrels: how they travel to a cluster's workers.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        use std::io::Write;
+        let q = &self.inner;
+        let mut out = Vec::with_capacity(q.docnos.byte_len() + q.grades.len() * 16);
+        for query in 0..q.qids.len() {
+            for j in q.offsets[query]..q.offsets[query + 1] {
+                out.extend_from_slice(q.qids.get(query));
+                out.extend_from_slice(b" 0 ");
+                out.extend_from_slice(q.docnos.get(j));
+                let _ = writeln!(out, " {}", q.grades[j]); // Display: the shortest exact decimal
+            }
+        }
+        PyBytes::new(py, &out)
+    }
 }
 
 #[pyclass(frozen, name = "Run", module = "trecgain._core")]
@@ -265,26 +288,83 @@ struct PyRun {
 #[pymethods]
 impl PyRun {
     /// Reads a run file from a path or a binary file object, its rank column too when `ranks`.
+    ///
+    /// Parts of files, as Dask workers read them (trecgain.distributed): `range`, (offset,
+    /// length or None for the rest) of a path's file, the part to read, named `name` in
+    /// messages (without a range, a path names itself); `first_line`, the file's number of the
+    /// part's first line; `file_start`, whether the part starts the file (gzip, the other
+    /// compressed formats and a byte-order mark are recognised only there); `allow_empty`, no
+    /// error for a part without results; `lines`, the file's numbers of the run lines read (an
+    /// array('Q'), for lines gathered from several parts).
     #[staticmethod]
+    #[pyo3(signature = (source, name, ranks, range=None, first_line=1, file_start=true,
+                        allow_empty=false, lines=None))]
+    #[allow(clippy::too_many_arguments)]
     fn read(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
         name: String,
         ranks: bool,
+        range: Option<(u64, Option<u64>)>,
+        first_line: u64,
+        file_start: bool,
+        allow_empty: bool,
+        lines: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let run = match source.extract::<String>() {
-            Ok(path) => py.allow_threads(|| read_run_path(&path, ranks)),
-            Err(_) => input(source, name)?.and_then(|input| {
-                let options = ReadOptions {
-                    ranks,
-                    ..ReadOptions::default()
-                };
-                read_run_with(input, &options)
-            }),
+        let options = ReadOptions {
+            ranks,
+            first_line,
+            file_start,
+            allow_empty,
+            ..ReadOptions::default()
         };
+        let run = match (source.extract::<String>(), range) {
+            (Ok(path), None) if first_line == 1 && file_start && !allow_empty => {
+                py.allow_threads(|| read_run_path(&path, ranks))
+            }
+            (Ok(path), Some((offset, length))) => {
+                py.allow_threads(|| read_part(&path, name, offset, length, options))
+            }
+            _ => input(source, name)?.and_then(|input| read_run_with(input, &options)),
+        };
+        let mut run = run.map_err(|e| to_py(py, e))?;
+        if let Some(lines) = lines {
+            let numbers = integers(py, lines)?;
+            if numbers.len() != run.lines.len() {
+                return Err(PyValueError::new_err(format!(
+                    "{} line numbers for {} run lines",
+                    numbers.len(),
+                    run.lines.len()
+                )));
+            }
+            run.lines = numbers;
+        }
         Ok(PyRun {
-            inner: Arc::new(run.map_err(|e| to_py(py, e))?),
+            inner: Arc::new(run),
         })
+    }
+
+    /// The run's distinct qids, in order of first appearance.
+    #[getter]
+    fn qids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let qids: Vec<_> = self
+            .inner
+            .qids
+            .iter()
+            .map(|q| PyBytes::new(py, q))
+            .collect();
+        PyList::new(py, qids)
+    }
+
+    /// Lines for the caller to show (a carriage return that does not end a line).
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings.clone()
+    }
+
+    /// Number of run lines (results).
+    fn __len__(&self) -> usize {
+        self.inner.scores.len()
     }
 
     /// Results given as (qid, docno, score) triples, plus queries with nothing retrieved.
@@ -346,6 +426,42 @@ impl PyRun {
     fn score_is_rank(&self) -> bool {
         self.inner.score_is_rank
     }
+}
+
+/// Bytes `offset..offset + length` of the file at `path` (to its end without a length) as a
+/// run, messages naming `name`.
+fn read_part(
+    path: &str,
+    name: String,
+    offset: u64,
+    length: Option<u64>,
+    mut options: ReadOptions,
+) -> Result<Run, Error> {
+    let cannot = |e: io::Error| Error::in_file(format!("cannot read: {}", strerror(&e)), &name);
+    let mut file = File::open(path).map_err(cannot)?;
+    file.seek(SeekFrom::Start(offset)).map_err(cannot)?;
+    let size = match length {
+        Some(n) => n,
+        None => file
+            .metadata()
+            .map_err(cannot)?
+            .len()
+            .saturating_sub(offset),
+    };
+    options.size_hint = Some(size);
+    let input = Input {
+        name,
+        reader: Box::new(file.take(size)),
+    };
+    read_run_with(input, &options)
+}
+
+/// A buffer of unsigned 64-bit integers (an array('Q')), copied out.
+fn integers(py: Python<'_>, values: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+    if values.len()? == 0 {
+        return Ok(Vec::new()); // an empty array has no memory, which PyBuffer refuses
+    }
+    PyBuffer::<u64>::get(values)?.to_vec(py)
 }
 
 type SpecTuple = (String, Vec<(Option<i64>, f64)>, String, bool);
@@ -491,8 +607,9 @@ struct PyEvaluation {
     inner: Evaluation,
     /// The caller asked for the per-query values (else any kept serve only `write_trec`).
     shown: bool,
-    /// What it was measured from, to measure the per-query lines again when they were not kept.
-    measured: Measured,
+    /// What it was measured from, to measure the per-query lines again when they were not kept
+    /// (None: put together from parts measured elsewhere, which keeps every value).
+    measured: Option<Measured>,
 }
 
 /// The inputs of an evaluation.
@@ -570,6 +687,22 @@ impl PyEvaluation {
         Ok(self.inner.values[query * self.inner.width..(query + 1) * self.inner.width].to_vec())
     }
 
+    /// Every query's values (a row per query), as little-endian doubles.
+    fn values_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        if !self.complete() {
+            return Err(PyValueError::new_err(
+                "this evaluation kept no per-query values",
+            ));
+        }
+        let bytes: Vec<u8> = self
+            .inner
+            .values
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        Ok(PyBytes::new(py, &bytes))
+    }
+
     #[getter]
     fn summaries(&self) -> Vec<f64> {
         self.inner.summaries.clone()
@@ -601,6 +734,41 @@ impl PyEvaluation {
             .filter(|((a, b), &shown)| shown && printed(**a) != printed(**b))
             .count();
         Some(if summary { summaries } else { 0 } + if per_query { check.query_lines } else { 0 })
+    }
+
+    /// How many printed values (4 decimals) differ from `other`, an evaluation of the same
+    /// requests: the `all` lines (`summary_slots`: per value slot, whether it has one) and,
+    /// when both hold every query's values, the per-query lines (`lines`: per value slot, its
+    /// line's number when printed per query), else None. trecgain.distributed's count of
+    /// what ties decided, from two evaluations put together from parts.
+    fn printed_differences(
+        &self,
+        other: &PyEvaluation,
+        lines: Vec<Option<usize>>,
+        summary_slots: Vec<bool>,
+    ) -> PyResult<(usize, Option<usize>)> {
+        let (a, b) = (&self.inner, &other.inner);
+        if a.width != b.width || lines.len() != a.width || a.qids.len() != b.qids.len() {
+            return Err(PyValueError::new_err(
+                "the evaluations do not have the same lines",
+            ));
+        }
+        let summaries = (a.summaries.iter().zip(&b.summaries))
+            .zip(&summary_slots)
+            .filter(|((x, y), &shown)| shown && printed(**x) != printed(**y))
+            .count();
+        if !(self.complete() && other.complete()) {
+            return Ok((summaries, None));
+        }
+        let mut differing = std::collections::HashSet::new();
+        for (i, (x, y)) in a.values.iter().zip(&b.values).enumerate() {
+            if let Some(line) = lines[i % a.width] {
+                if printed(*x) != printed(*y) {
+                    differing.insert((i / a.width, line));
+                }
+            }
+        }
+        Ok((summaries, Some(differing.len())))
     }
 
     /// Queries in which documents of different relevance values tie (the tie rule decided).
@@ -657,13 +825,14 @@ impl PyEvaluation {
                     Error::new("write failed")
                 })
         };
-        let written = if self.complete() {
-            write_trec(&self.inner, &formats, layout, &mut sink)
-        } else {
-            let m = &self.measured;
-            Measuring::new(&m.qrels, &m.run, &m.requests, &m.options).and_then(|measuring| {
-                write_trec_streamed(&self.inner, &measuring, &formats, layout, &mut sink)
-            })
+        let written = match &self.measured {
+            _ if self.complete() => write_trec(&self.inner, &formats, layout, &mut sink),
+            Some(m) => {
+                Measuring::new(&m.qrels, &m.run, &m.requests, &m.options).and_then(|measuring| {
+                    write_trec_streamed(&self.inner, &measuring, &formats, layout, &mut sink)
+                })
+            }
+            None => Err(Error::new("the per-query values were not kept")),
         };
         match (failure, written) {
             (Some(e), _) => Err(e),
@@ -671,6 +840,17 @@ impl PyEvaluation {
             (None, Ok(())) => Ok(()),
         }
     }
+}
+
+/// Without keep_values, values are kept all the same, only to write the per-query lines
+/// without measuring again, while they take at most this many bytes and no more than one
+/// value per run line (the run's own columns take ~28 bytes a line); beyond, they are
+/// streamed: many short queries cost little to measure again.
+const WRITE_CACHE: usize = 64 << 20;
+
+/// The bytes of values `evaluate(.., keep_values=False)` keeps for a run of `run_lines` lines.
+fn write_cache(run_lines: usize) -> usize {
+    WRITE_CACHE.min(run_lines.saturating_mul(8))
 }
 
 /// Evaluates a run: requests and options as the Python Evaluator builds them.
@@ -685,11 +865,6 @@ fn py_evaluate(
     keep_values: bool,
     tie_lines: Option<Vec<Option<usize>>>,
 ) -> PyResult<PyEvaluation> {
-    // Without keep_values, values are kept all the same, only to write the per-query lines
-    // without measuring again, while they take at most this many bytes and no more than one
-    // value per run line (the run's own columns take ~28 bytes a line); beyond, they are
-    // streamed: many short queries cost little to measure again.
-    const WRITE_CACHE: usize = 64 << 20;
     let requests = requests
         .into_iter()
         .map(request)
@@ -707,7 +882,7 @@ fn py_evaluate(
             if let Some(lines) = tie_lines {
                 measuring.check_ties(lines);
             }
-            let cache = WRITE_CACHE.min(m.run.scores.len().saturating_mul(8));
+            let cache = write_cache(m.run.scores.len());
             measuring.evaluate_keeping(if keep_values { usize::MAX } else { cache })
         })
     });
@@ -715,9 +890,104 @@ fn py_evaluate(
         .map(|inner| PyEvaluation {
             inner,
             shown: keep_values,
-            measured,
+            measured: Some(measured),
         })
         .map_err(|e| to_py(py, e))
+}
+
+/// The qid of the first query (in query order) whose measuring fails, None when none does (or
+/// when the run cannot be measured at all): for a part of a run whose evaluation failed, so
+/// that its error can be placed among the other parts' (trecgain.distributed).
+#[pyfunction]
+fn failing_query<'py>(
+    py: Python<'py>,
+    qrels: &PyQrels,
+    run: &PyRun,
+    requests: Vec<RequestTuple>,
+    options_tuple: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let requests = requests
+        .into_iter()
+        .map(request)
+        .collect::<PyResult<Vec<_>>>()?;
+    let options = options(options_tuple.extract()?)?;
+    let (q, r) = (&qrels.inner, &run.inner);
+    let failed = py.allow_threads(|| {
+        Measuring::new(q, r, &requests, &options)
+            .ok()
+            .and_then(|m| m.first_failure())
+            .map(|(query, _)| q.qids.get(query).to_vec())
+    });
+    Ok(failed.map(|qid| PyBytes::new(py, &qid)))
+}
+
+/// What a failed part reports: (qid, message, source, line) of its first failing query.
+type Failure = (Vec<u8>, String, Option<String>, Option<u64>);
+
+/// The evaluation of a run measured in parts by a cluster's workers (trecgain.distributed),
+/// as `evaluate` makes it of the whole run (trecgain_core::evaluate::assemble): `qids` and
+/// `values` (little-endian doubles, a row per query) of the queries the parts measured, the
+/// run's tag and warnings (the run's, then the measures'); `counts`: queries with mixed ties,
+/// run queries the qrels lack, and the run's lines (for the write cache's rule); `failure`:
+/// the first query (in query order) a part failed to measure, with its error.
+#[pyfunction]
+#[pyo3(name = "assemble", signature = (qrels, requests, options_tuple, source, tag, qids, values,
+                                       warnings, counts, keep_values, failure=None))]
+#[allow(clippy::too_many_arguments)]
+fn py_assemble(
+    py: Python<'_>,
+    qrels: &PyQrels,
+    requests: Vec<RequestTuple>,
+    options_tuple: &Bound<'_, PyAny>,
+    source: String,
+    tag: Vec<u8>,
+    qids: Vec<Vec<u8>>,
+    values: &Bound<'_, PyBytes>,
+    warnings: Vec<String>,
+    counts: (usize, usize, usize),
+    keep_values: bool,
+    failure: Option<Failure>,
+) -> PyResult<PyEvaluation> {
+    let requests = requests
+        .into_iter()
+        .map(request)
+        .collect::<PyResult<Vec<_>>>()?;
+    let options = options(options_tuple.extract()?)?;
+    let bytes = values.as_bytes();
+    if bytes.len() % 8 != 0 {
+        return Err(PyValueError::new_err(
+            "values are not a whole number of doubles",
+        ));
+    }
+    let (mixed_tie_queries, queries_not_in_qrels, _run_lines) = counts;
+    let parts = Parts {
+        qids,
+        values: bytes
+            .chunks_exact(8)
+            .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect(),
+        tag,
+        warnings,
+        mixed_tie_queries,
+        queries_not_in_qrels,
+    };
+    let failure = failure.map(|(qid, message, source, line)| {
+        let error = Error {
+            message,
+            source,
+            line,
+        };
+        (qid, error)
+    });
+    let q = &qrels.inner;
+    let inner = py
+        .allow_threads(|| assemble(q, &requests, &options, &source, parts, failure))
+        .map_err(|e| to_py(py, e))?;
+    Ok(PyEvaluation {
+        inner,
+        shown: keep_values,
+        measured: None,
+    })
 }
 
 /// One query's computation of one measure (`trecgain explain`): the request and options as
@@ -949,5 +1219,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(py_explain, m)?)?;
     m.add_function(wrap_pyfunction!(first_bad_id, m)?)?;
+    m.add_function(wrap_pyfunction!(failing_query, m)?)?;
+    m.add_function(wrap_pyfunction!(py_assemble, m)?)?;
     Ok(())
 }

@@ -98,7 +98,7 @@ def assert_sane(out: Outcome) -> None:
         assert_clean_error(out)
 
 
-_VALUE = re.compile(rb"^(-?\d+\.\d{4}|-?\d+| *-?nan| *-?inf)$")
+_VALUE = re.compile(rb"^(-?\d+\.\d{4}|-?\d+| *-?nan| *-?inf|'[^']*')$")  # relstring: its characters quoted
 
 
 def assert_well_formed(stdout: bytes, qids: set[bytes], tag: bytes = b"tag") -> None:

@@ -1,3 +1,4 @@
 from ._entry import run
 
-run()
+if __name__ == "__main__":  # not when a spawned process (a Dask worker) imports it as __mp_main__
+    run()

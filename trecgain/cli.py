@@ -41,6 +41,8 @@ OPTION_HELP = {
     "old_format": ("", "accepted, no effect (trec_eval's obsolete -o)"),
     "compat": ("10|9", "trec_eval 10.0 numerics (default) or 9.x (float32 scores)"),
     "jobs": ("N", "evaluate several run files in N processes (qrels read once)"),
+    "dask": ("ADDRESS|local", "evaluate the runs on a Dask cluster: a scheduler's address, or local\n"
+             "(a LocalCluster sized to this machine); runs may be globs and URLs"),
     "output_format": ("FORMAT", "trec (default: trec_eval's text), json, jsonl, csv, tsv or markdown"),
     "output": ("FILE", "write the results to FILE, atomically (- is standard output)"),
     "fail_under": ("NAME=VALUE", "exit status 3 when a run's 'all' value of NAME is below VALUE\n"
@@ -117,6 +119,7 @@ OPTIONS = (
     ("Z", "Zscore", "zscore", "value"),
     (None, "compat", "compat", "value"),
     ("j", "jobs", "jobs", "value"),
+    (None, "dask", "dask", "value"),
     (None, "global-gains", "global_gains", "value"),
     (None, "discount", "discount", "value"),
     (None, "exact-ideal", "exact_ideal", "flag"),
@@ -200,7 +203,8 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
             max_docs: str | None, rel_format: str | None, results_format: str | None, old_format: bool,
             zscore: str | None, compat: str, jobs: str | None, global_gains: str | None, discount: str,
             exact_ideal: bool, fractional_grades: bool, err_max_grade: str | None, output_format: str,
-            output: str | None, fail_under: list[str], quiet: bool, ties: str, files: tuple[str, ...]) -> int:
+            output: str | None, fail_under: list[str], quiet: bool, ties: str, files: tuple[str, ...],
+            dask: str | None = None) -> int:
     """Parse trec_eval's options and print the evaluation; the exit status (0, or 3 when a
     --fail-under threshold is missed)."""
     if show_help:
@@ -235,10 +239,19 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
                     err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
                     ties=ties)
     thresholds = _thresholds(fail_under, settings["measures"], compat, nosummary)
+    if dask is not None:  # the runs are read by the cluster's workers: trecgain.distributed
+        from . import distributed
+
+        if jobs is not None:
+            raise UsageError("-j and --dask exclude each other (--dask spreads the runs over the cluster's workers)")
+        files = (files[0], *distributed.expand_runs(files[1:]))
     target = _output_target(output, files)
-    evaluator, runs = _evaluator(files, settings)
-    outcomes = _evaluate_runs(evaluator, runs, _integer(jobs, "-j", 1) or 1, per_query, not nosummary, form,
-                              files[1:], quiet)
+    if dask is not None:
+        outcomes = distributed.command_outcomes(dask, files, settings, per_query, not nosummary, form, quiet)
+    else:
+        evaluator, runs = _evaluator(files, settings)
+        outcomes = _evaluate_runs(evaluator, runs, _integer(jobs, "-j", 1) or 1, per_query, not nosummary, form,
+                                  files[1:], quiet)
     header = {"trecgain": __version__, "compat": compat, "qrels": files[0],
               "options": {**{k: v for k, v in settings.items() if k != "compat"}, "per_query": per_query,
                           "nosummary": nosummary}}
@@ -469,7 +482,7 @@ def _evaluate_runs(evaluator, runs: tuple, jobs: int, per_query: bool, summary: 
         for source in runs:
             run = evaluator.read_run(source)
             result = evaluator.evaluate(run, keep_values=keep, check_ties=not quiet)
-            outcomes.append((result, None, _messages(evaluator, run, result, per_query, summary, quiet)))
+            outcomes.append((result, None, _messages(result, run.source, per_query, summary, quiet)))
         return outcomes
     import multiprocessing
     import os
@@ -512,22 +525,24 @@ def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
     run = evaluator.read_run(shared["runs"][index])
     result = evaluator.evaluate(run, keep_values=shared["keep"], check_ties=not shared["quiet"])
     file, per_query, summary = shared["files"][index], shared["per_query"], shared["summary"]
-    messages = _messages(evaluator, run, result, per_query, summary, shared["quiet"])
+    messages = _messages(result, run.source, per_query, summary, shared["quiet"])
     if shared["form"] == "trec":  # the `all` values too, for --fail-under
         return result.to_trec_bytes(per_query, summary), run_values(result, file, False, True), messages
     return None, run_values(result, file, per_query, summary), messages
 
 
-def _messages(evaluator, run, result, per_query: bool, summary: bool, quiet: bool) -> list[str]:
+def _messages(result, source: str, per_query: bool, summary: bool, quiet: bool,
+              decided: int | None = None) -> list[str]:
     """The warnings and notes a run's evaluation has for standard error (with `quiet`, none:
-    the evaluation did not check whether ties decided a value)."""
+    the evaluation did not check whether ties decided a value). `decided`: how many printed
+    values ties decided, when the result cannot say (trecgain.distributed)."""
     if quiet:
         return []
     notes = list(result.notes)
-    decided = result.ties_decided(per_query, summary)
+    decided = result.ties_decided(per_query, summary) if decided is None else decided
     if decided:
         notes.append(f"ties between documents of different grades decided {decided} printed "
-                     f"{'value' if decided == 1 else 'values'} of {run.source}: trec_eval orders "
+                     f"{'value' if decided == 1 else 'values'} of {source}: trec_eval orders "
                      "tied documents by docno, descending (--ties average or --ties rank for another rule)")
     return [f"warning: {w}" for w in result.warnings] + [f"note: {n}" for n in notes]
 
@@ -611,7 +626,7 @@ Print a completion script for the shell: options, measure names after -m, format
 #: nothing for the others (numbers).
 _VALUE_WORDS = {"compat": ("10", "9"), "rel_format": ("qrels",), "results_format": ("trec_results",),
                 "global_gains": ("linear", "exp", "binary"), "discount": ("log:2", "log:e", "log:10", "jk:2"),
-                "output": None, "ties": ("docno", "rank", "average")}
+                "output": None, "ties": ("docno", "rank", "average"), "dask": ("local",)}
 
 
 def _completion(args: list[str]) -> int:

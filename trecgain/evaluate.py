@@ -322,6 +322,19 @@ class Evaluator:
                          "first, so each ranking is read upside down; --ties rank orders by the rank column")
         return notes
 
+def printed_differences(result: Result, other: Any, per_query: bool, summary: bool) -> int:
+    """How many printed values (4 decimals) of `result` differ in `other`, an evaluation of the
+    same requests with tied documents ordered the other way round (trecgain.distributed, whose
+    evaluations are put together from parts: Result.ties_decided for one evaluated here)."""
+    lines: list[int | None] = []
+    summary_slots: list[bool] = []
+    for number, (_, _, shown, rule, _, slots) in enumerate(result._formats()):
+        lines.extend([number if shown else None] * slots)
+        summary_slots.extend([rule != "none"] * slots)
+    summaries, queries = result.evaluation.printed_differences(other, lines, summary_slots)
+    return (summaries if summary else 0) + ((queries or 0) if per_query else 0)
+
+
 def _tie_lines(requests: list[Request]) -> list[int | None]:
     """Per value slot, its output line's number when the line is printed per query."""
     out: list[int | None] = []

@@ -353,6 +353,159 @@ impl<'a> Measuring<'a> {
     }
 }
 
+impl Measuring<'_> {
+    /// The first query (a qrels query, in query order) whose measuring fails, with its error;
+    /// None when none fails. An evaluation's error is the first in query order but does not
+    /// say which query it was, which a caller putting parts of a run together (`assemble`)
+    /// needs. The queries are measured again one at a time.
+    pub fn first_failure(&self) -> Option<(usize, Error)> {
+        let mut row = vec![0.0; self.width];
+        self.queries.iter().find_map(|&q| {
+            self.measure_part(&[q], &mut row, None)
+                .err()
+                .map(|e| (q, e))
+        })
+    }
+}
+
+/// What the parts of one run, each measured elsewhere (a cluster's worker reads some of the
+/// run's queries and evaluates them with `Options::complete` off and `Options::empty_ok` on),
+/// bring to `assemble`.
+#[derive(Debug, Clone, Default)]
+pub struct Parts {
+    /// The queries the parts measured (queries of both the run and the qrels, each once, in
+    /// any order), and their rows of values (`width` per query), in the same order.
+    pub qids: Vec<Vec<u8>>,
+    pub values: Vec<f64>,
+    /// The run's tag (of its last line).
+    pub tag: Vec<u8>,
+    /// The run's warnings, then the measures'.
+    pub warnings: Vec<String>,
+    pub mixed_tie_queries: usize,
+    /// The run's queries the qrels lack.
+    pub queries_not_in_qrels: usize,
+}
+
+/// The evaluation of a run that was measured in parts elsewhere, exactly as `evaluate` makes
+/// it of the whole run: the queries -c brings in are measured here, the rows are added in
+/// query order (so the `all` values are the same bits), and the error is the one `evaluate`
+/// reports, the first in query order. `source`: the run's name; `failure`: the first query (in
+/// query order) a part failed to measure, with its error (`Measuring::first_failure`).
+pub fn assemble(
+    qrels: &Qrels,
+    requests: &[Request],
+    options: &Options,
+    source: &str,
+    parts: Parts,
+    failure: Option<(Vec<u8>, Error)>,
+) -> Result<Evaluation> {
+    let (planned, width) = plan(requests, options)?;
+    if parts.values.len() != parts.qids.len() * width {
+        return Err(Error::new(format!(
+            "{} values for {} queries of {width} lines",
+            parts.values.len(),
+            parts.qids.len()
+        )));
+    }
+    let mut row_of = vec![usize::MAX; qrels.qids.len()];
+    for (i, qid) in parts.qids.iter().enumerate() {
+        let q = qrels.query(qid).filter(|&q| row_of[q] == usize::MAX);
+        let q = q.ok_or_else(|| {
+            Error::new(format!(
+                "query '{}' is not a qrels query, or was measured twice",
+                crate::rank::text(qid)
+            ))
+        })?;
+        row_of[q] = i;
+    }
+    let run = Run {
+        source: source.to_string(),
+        qids: Arena::new(),
+        query: Vec::new(),
+        docnos: Arena::new(),
+        scores: Vec::new(),
+        lines: Vec::new(),
+        ranks: Vec::new(),
+        score_is_rank: false,
+        unit: "line",
+        tag: Vec::new(),
+        empty_qids: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut grouping = Grouping::new(&run, qrels);
+    grouping.in_run = row_of.iter().map(|&r| r != usize::MAX).collect();
+    let queries = grouping.evaluated(&run, options)?;
+    // the queries only -c brings in, measured here; with a part's failure, those before it
+    let failed_at = match &failure {
+        Some((qid, _)) => qrels.query(qid).unwrap_or(0),
+        None => usize::MAX,
+    };
+    let absent: Vec<usize> = queries
+        .iter()
+        .copied()
+        .filter(|&q| !grouping.in_run[q] && q < failed_at)
+        .collect();
+    let measuring = Measuring {
+        qrels,
+        run: &run,
+        options,
+        planned,
+        width,
+        grouping,
+        queries: absent,
+        threads: threads(),
+        block: (BLOCK_LINES, BLOCK_QUERIES),
+        tie_lines: None,
+    };
+    let mut absent_rows = vec![usize::MAX; qrels.qids.len()];
+    let mut measured = Vec::new();
+    let notes = measuring.for_each_block(&mut |block, rows| {
+        for (i, &q) in block.iter().enumerate() {
+            absent_rows[q] = measured.len() / width.max(1);
+            measured.extend_from_slice(&rows[i * width..(i + 1) * width]);
+        }
+        Ok(())
+    })?;
+    if let Some((_, error)) = failure {
+        return Err(error);
+    }
+    let nine = options.rules == Compat::Nine;
+    let mut totals = Totals::new(width, nine);
+    let mut values = Vec::with_capacity(queries.len() * width);
+    let mut qids = Arena::new();
+    let mut in_run = Vec::with_capacity(queries.len());
+    for &q in &queries {
+        let row = if measuring.grouping.in_run[q] {
+            &parts.values[row_of[q] * width..(row_of[q] + 1) * width]
+        } else {
+            &measured[absent_rows[q] * width..(absent_rows[q] + 1) * width]
+        };
+        totals.add(row, measuring.grouping.in_run[q]);
+        values.extend_from_slice(row);
+        qids.push(qrels.qids.get(q));
+        in_run.push(measuring.grouping.in_run[q]);
+    }
+    let mut warnings = parts.warnings;
+    for w in notes.warnings {
+        if !warnings.contains(&w) {
+            warnings.push(w);
+        }
+    }
+    Ok(Evaluation {
+        qids,
+        in_run,
+        width,
+        values,
+        summaries: totals.finish(&measuring.summaries(), qrels, options.complete),
+        tie_check: None,
+        tag: parts.tag,
+        warnings,
+        mixed_tie_queries: parts.mixed_tie_queries + notes.mixed_tie_queries,
+        queries_not_in_run: measuring.grouping.in_run.iter().filter(|&&x| !x).count(),
+        queries_not_in_qrels: parts.queries_not_in_qrels,
+    })
+}
+
 /// Evaluates one run against the qrels, keeping every query's values.
 pub fn evaluate(
     qrels: &Qrels,
@@ -464,9 +617,6 @@ impl Measuring<'_> {
         let (mut rows, mut ranked, mut other) = (Vec::new(), Vec::new(), Vec::new());
         let mut scratch = Scratch::default();
         for (i, &q) in queries.iter().enumerate() {
-            if !grouping.in_run[q] && options.rules == Compat::Nine {
-                continue; // 9.x never evaluates a query -c brings in: its row stays 0, as it scores
-            }
             rows.clear();
             rows.extend_from_slice(grouping.lines(q));
             let cut_tie = rank_query(&mut rows, run, options);
@@ -663,6 +813,128 @@ mod tests {
             assert!(over.values.is_empty());
             assert_eq!(bits(&one)[one.values.len()..], bits(&over)[..]);
         }
+    }
+
+    /// A run measured in parts (its queries split three ways, each part evaluated with -c off
+    /// and empty_ok on, as a cluster's workers evaluate them) and put together by `assemble`
+    /// is the whole run's evaluation, bit for bit: with -c under both rules (the queries only
+    /// -c brings in measured by `assemble`), and without.
+    #[test]
+    fn assembled_parts_are_the_whole_evaluation() {
+        let (mut judgments, mut lines) = (Vec::new(), Vec::new());
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for q in 0..60 {
+            for d in 0..30 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let (qid, docno) = (
+                    format!("q{q:02}").into_bytes(),
+                    format!("d{d}").into_bytes(),
+                );
+                if x.is_multiple_of(3) {
+                    judgments.push((qid.clone(), docno.clone(), (x % 4) as f64));
+                }
+                if q % 5 != 0 && x.is_multiple_of(2) {
+                    lines.push((qid, docno, (x % 100) as f64 / 8.0));
+                }
+            }
+        }
+        lines.push((b"zz".to_vec(), b"d1".to_vec(), 1.0)); // a query the qrels lack
+        let qrels = Qrels::from_judgments(
+            "q",
+            judgments
+                .iter()
+                .map(|(q, d, g)| (q.as_slice(), d.as_slice(), *g)),
+            false,
+        )
+        .unwrap();
+        let run_of = |keep: &dyn Fn(&[u8]) -> bool| {
+            let kept = lines.iter().filter(|(q, _, _)| keep(q));
+            Run::from_lines(
+                "r",
+                kept.map(|(q, d, s)| (q.as_slice(), d.as_slice(), *s)),
+                Vec::<Vec<u8>>::new(),
+            )
+        };
+        let whole = run_of(&|_| true).unwrap();
+        let requests = [
+            request("ndcg", vec![], Summary::Mean),
+            request("map", vec![], Summary::Mean),
+            request("map", vec![], Summary::GeometricMean),
+            request("num_rel", vec![], Summary::SumJudgedRelevant),
+            request("num_ret", vec![], Summary::Sum),
+            request("num_q", vec![], Summary::Count),
+        ];
+        let bits = |e: &Evaluation| {
+            let v: Vec<u64> = e
+                .values
+                .iter()
+                .chain(&e.summaries)
+                .map(|v| v.to_bits())
+                .collect();
+            (
+                v,
+                e.qids.iter().map(<[u8]>::to_vec).collect::<Vec<_>>(),
+                e.in_run.clone(),
+            )
+        };
+        for (complete, rules) in [
+            (false, Compat::Ten),
+            (true, Compat::Ten),
+            (true, Compat::Nine),
+        ] {
+            let options = Options {
+                complete,
+                empty_ok: complete && rules == Compat::Ten,
+                rules,
+                ..Options::default()
+            };
+            let want = evaluate(&qrels, &whole, &requests, &options).unwrap();
+            let part_options = Options {
+                complete: false,
+                empty_ok: true,
+                ..options.clone()
+            };
+            let mut parts = Parts {
+                tag: whole.tag.clone(),
+                ..Parts::default()
+            };
+            for third in 0..3u8 {
+                let run =
+                    run_of(&|q| q.iter().map(|&b| b as usize).sum::<usize>() % 3 == third as usize);
+                let part = evaluate(&qrels, &run.unwrap(), &requests, &part_options).unwrap();
+                parts.qids.extend(part.qids.iter().map(<[u8]>::to_vec));
+                parts.values.extend(&part.values);
+                parts.queries_not_in_qrels += part.queries_not_in_qrels;
+            }
+            let got = assemble(&qrels, &requests, &options, "r", parts.clone(), None).unwrap();
+            assert_eq!(
+                bits(&got),
+                bits(&want),
+                "complete {complete}, rules {rules:?}"
+            );
+            assert_eq!(
+                (got.queries_not_in_run, got.queries_not_in_qrels),
+                (want.queries_not_in_run, want.queries_not_in_qrels)
+            );
+            // a part's failure is the error, unless a query only -c brings in fails before it
+            let failure = (b"q07".to_vec(), Error::at("bad", "r", 7));
+            let e = assemble(&qrels, &requests, &options, "r", parts, Some(failure));
+            assert_eq!(e.err().unwrap().to_string(), "r:7: bad");
+        }
+        let nothing = assemble(
+            &qrels,
+            &requests,
+            &Options::default(),
+            "r",
+            Parts::default(),
+            None,
+        );
+        assert_eq!(
+            nothing.err().unwrap().to_string(),
+            "r: no query has both results and judgments"
+        );
     }
 
     /// A document twice in one ranking: a file's run names lines, rows given in memory rows.

@@ -94,6 +94,15 @@ pub struct ReadOptions {
     pub size_hint: Option<u64>,
     /// Keep the rank column of a run (for `--ties rank`; otherwise it is not read).
     pub ranks: bool,
+    /// Reading one part of a file (a byte range starting at a line, as a cluster's worker
+    /// reads a run too large for one machine): the number of its first line in the file, so
+    /// that messages name the file's lines.
+    pub first_line: u64,
+    /// Whether the input starts the file: gzip, other compressed formats and a byte-order mark
+    /// are recognised there only (false for a part that starts later).
+    pub file_start: bool,
+    /// A run part may hold no results (comment or blank lines only): not an error.
+    pub allow_empty: bool,
 }
 
 impl Default for ReadOptions {
@@ -103,6 +112,9 @@ impl Default for ReadOptions {
             max_line_bytes: MAX_LINE_BYTES,
             size_hint: None,
             ranks: false,
+            first_line: 1,
+            file_start: true,
+            allow_empty: false,
         }
     }
 }
@@ -460,6 +472,8 @@ fn open_source(input: Input, options: &ReadOptions) -> Result<(Source, Limits)> 
         input.reader,
         options.chunk_bytes,
         options.max_line_bytes,
+        options.first_line,
+        options.file_start,
     )?;
     let size_hint = if source.gzip { None } else { options.size_hint };
     Ok((
@@ -503,7 +517,7 @@ pub fn read_run_with(input: Input, options: &ReadOptions) -> Result<Run> {
         b.parse(&chunk, &name, &limits)?;
     }
     drop(source);
-    b.finish(&name)
+    b.finish(&name, options.allow_empty)
 }
 
 /// The size of a regular file (None for pipes, devices, standard input).

@@ -176,8 +176,9 @@ impl RunBuilder {
         Ok(())
     }
 
-    pub fn finish(mut self, name: &str) -> Result<Run> {
-        if self.scores.is_empty() {
+    /// The run; `allow_empty`: a part of a file may hold no results.
+    pub fn finish(mut self, name: &str, allow_empty: bool) -> Result<Run> {
+        if self.scores.is_empty() && !allow_empty {
             return Err(Error::in_file("no results in the run file", name));
         }
         let mut warnings = Vec::new();

@@ -77,11 +77,16 @@ fn compressed(head: &[u8], magic: &[u8]) -> bool {
 }
 
 impl Source {
+    /// `first_line`: the number of the input's first line (1 for a whole file); `file_start`:
+    /// the input starts a file, so gzip, the other compressed formats and a byte-order mark
+    /// are looked for (not in a part of a file that starts later).
     pub fn new(
         name: String,
         reader: Box<dyn Read>,
         chunk: usize,
         max_line: usize,
+        first_line: u64,
+        file_start: bool,
     ) -> Result<Source> {
         let chunk = chunk.max(1);
         let mut source = Source {
@@ -94,9 +99,12 @@ impl Source {
             done: false,
             chunk,
             max_line,
-            lines_before: 0,
+            lines_before: first_line.saturating_sub(1),
             gzip: false,
         };
+        if !file_start {
+            return Ok(source);
+        }
         source.fill(2)?;
         if source.filled >= 2 && source.buf[..2] == [0x1f, 0x8b] {
             let head = source.buf[..source.filled].to_vec();

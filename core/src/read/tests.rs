@@ -1304,3 +1304,63 @@ fn compressed_files_other_than_gzip_are_named() {
     // a text line that merely starts like bzip2's magic is text
     assert!(qrels_of(b"BZh1 0 a 1\n", false).is_ok());
 }
+
+/// A run read in parts (byte ranges starting at lines, each told its first line's number, as
+/// a cluster's workers read it) holds the lines the whole file holds, numbered as there, and
+/// a fault is reported at the file's line; only the part at the file's start sniffs gzip and
+/// byte-order marks, and a part of comments alone is no error.
+#[test]
+fn run_read_in_parts_numbers_the_files_lines() {
+    let file: &[u8] = b"\xef\xbb\xbf1 Q0 a 1 3 t\n# c\n\n1 Q0 b 2 2 t\r\n2 Q0 a 1 1\rt\n\x1f\x8b Q0 z 1 1 u\n3 Q0 c 1 1 v";
+    let whole = read_run(Input::from_bytes("run.txt", file.to_vec())).unwrap();
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', file).map(|i| i + 1))
+        .filter(|&i| i < file.len())
+        .collect();
+    // every way of cutting the file at line starts into two or three parts
+    for (i, &a) in starts.iter().enumerate() {
+        for &b in &starts[i..] {
+            let cuts: Vec<usize> = [0, a, b, file.len()].into_iter().collect();
+            let (mut lines, mut docnos, mut tag, mut warnings) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for w in cuts.windows(2).filter(|w| w[0] < w[1]) {
+                let options = ReadOptions {
+                    first_line: 1 + memchr::memchr_iter(b'\n', &file[..w[0]]).count() as u64,
+                    file_start: w[0] == 0,
+                    allow_empty: true,
+                    ..options(3)
+                };
+                let part = read_run_with(
+                    Input::from_bytes("run.txt", file[w[0]..w[1]].to_vec()),
+                    &options,
+                )
+                .unwrap();
+                lines.extend(part.lines.iter().copied());
+                docnos.extend(part.docnos.iter().map(<[u8]>::to_vec));
+                if !part.scores.is_empty() {
+                    tag = part.tag.clone();
+                }
+                if warnings.is_empty() {
+                    warnings = part.warnings.clone();
+                }
+            }
+            assert_eq!(lines, whole.lines, "cut at {a}, {b}");
+            assert_eq!(docnos, ids(&whole.docnos), "cut at {a}, {b}");
+            assert_eq!((&tag, &warnings), (&whole.tag, &whole.warnings));
+        }
+    }
+    assert_eq!(whole.lines, [1, 4, 5, 6, 7]);
+    // a fault in a later part names the file's line
+    let bad = b"1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 high t\n";
+    let options = ReadOptions {
+        first_line: 2,
+        file_start: false,
+        allow_empty: true,
+        ..ReadOptions::default()
+    };
+    let e = read_run_with(Input::from_bytes("run.txt", bad[13..].to_vec()), &options);
+    assert_eq!(e.err().unwrap().to_string(), run_error(bad));
+    assert_eq!(run_error(bad), "run.txt:3: score 'high' is not a number");
+    let empty = read_run_with(Input::from_bytes("run.txt", b"# c\n".to_vec()), &options).unwrap();
+    assert!(empty.scores.is_empty());
+}
