@@ -832,6 +832,15 @@ def evaluate(qrels: Qrels, run: Run, measures: Iterable[str] = ("gain",), tag: s
         for j, line in enumerate(request.lines):
             columns[line] = [values[j] for values in per_request]
     per_query = {query.qid: {line: column[i] for line, column in columns.items()} for i, query in enumerate(queries)}
+    if not follows_10(options, requests):
+        # 9.x never evaluates a query only -c brings in: it adds nothing to the sums, whatever
+        # its empty ranking would score (Rndcg's 0/0, for one), and counts in the divisor
+        absent = [not query.in_run for query in queries]
+        def nothing(value: Value) -> Value:
+            return value if isinstance(value, str) else type(value)(0)
+
+        columns = {line: [nothing(v) if out else v for v, out in zip(column, absent)]
+                   for line, column in columns.items()}
     aggregate: dict[str, Value | str] = {}
     for request in requests:
         for line in request.lines:
