@@ -78,8 +78,59 @@ fn options(chunk: usize) -> ReadOptions {
         chunk_bytes: chunk,
         max_line_bytes: 300,
         size_hint: Some(100),
-        ranks: false,
+        ..ReadOptions::default()
     }
+}
+
+/// Per result line: qid, docno, score bits and line number.
+fn results(r: &Run) -> Vec<(Vec<u8>, Vec<u8>, u64, u64)> {
+    (0..r.scores.len())
+        .map(|i| {
+            (
+                r.qids.get(r.query[i] as usize).to_vec(),
+                r.docnos.get(i).to_vec(),
+                r.scores[i].to_bits(),
+                r.lines[i],
+            )
+        })
+        .collect()
+}
+
+/// A run read in two parts cut at a line start, as a cluster's workers read one: the same
+/// results, with the file's own line numbers (plain text only: a compressed file is not cut).
+fn check_parts(data: &[u8], whole: &Run, at: u8) {
+    let plain = data.first().is_some_and(|b| b.is_ascii_alphanumeric())
+        && !data.starts_with(b"BZh")
+        && !data.starts_with(b"PK");
+    let newlines: Vec<usize> = memchr_positions(data);
+    if !plain || newlines.is_empty() {
+        return;
+    }
+    let cut = newlines[at as usize % newlines.len()] + 1;
+    let input = |bytes: &[u8]| Input::from_bytes("fuzz.txt", bytes.to_vec());
+    let first = ReadOptions {
+        allow_empty: true,
+        ..ReadOptions::default()
+    };
+    let second = ReadOptions {
+        first_line: data[..cut].iter().filter(|&&b| b == b'\n').count() as u64 + 1,
+        file_start: false,
+        allow_empty: true,
+        ..ReadOptions::default()
+    };
+    let a = read_run_with(input(&data[..cut]), &first).expect("the whole file was read");
+    let b = read_run_with(input(&data[cut..]), &second).expect("the whole file was read");
+    let mut parts = results(&a);
+    parts.extend(results(&b));
+    assert_eq!(parts, results(whole), "parts cut at byte {cut}");
+}
+
+fn memchr_positions(data: &[u8]) -> Vec<usize> {
+    data.iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// The same outcome with either chunk size; but when the input cannot be read to its end
@@ -126,6 +177,9 @@ fuzz_target!(|data: &[u8]| {
         );
     } else if let Err(e) = &big {
         check_error(e);
+    }
+    if let Ok(whole) = &big {
+        check_parts(data, whole, data.get(1).copied().unwrap_or(0));
     }
     // with the rank column read (--ties rank): the same run, or an error about a rank
     let ranks = ReadOptions {
