@@ -16,7 +16,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use trecgain_core::error::Error;
-use trecgain_core::evaluate::{assemble, printed, Evaluation, Measuring, Parts};
+use trecgain_core::evaluate::{
+    assemble, lines_printed_differently, summaries_printed_differently, Evaluation, Measuring,
+    Parts,
+};
 use trecgain_core::explain::{explain, query_index, Explanation};
 use trecgain_core::options::{
     Base, Compat, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary, Ties,
@@ -729,10 +732,8 @@ impl PyEvaluation {
         summary: bool,
     ) -> Option<usize> {
         let check = self.inner.tie_check.as_ref()?;
-        let summaries = (self.inner.summaries.iter().zip(&check.summaries))
-            .zip(&summary_slots)
-            .filter(|((a, b), &shown)| shown && printed(**a) != printed(**b))
-            .count();
+        let summaries =
+            summaries_printed_differently(&self.inner.summaries, &check.summaries, &summary_slots);
         Some(if summary { summaries } else { 0 } + if per_query { check.query_lines } else { 0 })
     }
 
@@ -753,22 +754,19 @@ impl PyEvaluation {
                 "the evaluations do not have the same lines",
             ));
         }
-        let summaries = (a.summaries.iter().zip(&b.summaries))
-            .zip(&summary_slots)
-            .filter(|((x, y), &shown)| shown && printed(**x) != printed(**y))
-            .count();
+        let summaries = summaries_printed_differently(&a.summaries, &b.summaries, &summary_slots);
         if !(self.complete() && other.complete()) {
             return Ok((summaries, None));
         }
-        let mut differing = std::collections::HashSet::new();
-        for (i, (x, y)) in a.values.iter().zip(&b.values).enumerate() {
-            if let Some(line) = lines[i % a.width] {
-                if printed(*x) != printed(*y) {
-                    differing.insert((i / a.width, line));
-                }
-            }
-        }
-        Ok((summaries, Some(differing.len())))
+        let width = a.width.max(1);
+        let rows = a
+            .values
+            .chunks_exact(width)
+            .zip(b.values.chunks_exact(width));
+        let differing = rows
+            .map(|(x, y)| lines_printed_differently(x, y, &lines))
+            .sum();
+        Ok((summaries, Some(differing)))
     }
 
     /// Queries in which documents of different relevance values tie (the tie rule decided).

@@ -226,8 +226,7 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
         raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
     if files[1:].count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one run only")
-    if ties not in ("docno", "rank", "average"):
-        raise UsageError(f"option --ties takes docno, rank or average, not '{ties}'")
+    _tie_rule(ties)
     form = _output_format(output_format, per_query, nosummary)
     # the Evaluator's arguments, and the options --format json reports
     settings = dict(measures=list(measures) or ["official"],
@@ -292,6 +291,15 @@ def _evaluator(files: tuple[str, ...], settings: dict) -> tuple[object, tuple]:
     if isinstance(runs[0], _ReadAhead):
         runs[0] = runs[0].result()  # only now: an error in the qrels is reported first
     return evaluator, tuple(runs)
+
+
+def _tie_rule(ties: str) -> str:
+    """--ties' value, checked (a usage error: the library's own check is a TrecgainError)."""
+    from .evaluate import TIE_RULES
+
+    if ties not in TIE_RULES:
+        raise UsageError(f"option --ties takes {', '.join(TIE_RULES[:-1])} or {TIE_RULES[-1]}, not '{ties}'")
+    return ties
 
 
 def _note(message: str, quiet: bool) -> None:
@@ -626,7 +634,7 @@ Print a completion script for the shell: options, measure names after -m, format
 #: nothing for the others (numbers).
 _VALUE_WORDS = {"compat": ("10", "9"), "rel_format": ("qrels",), "results_format": ("trec_results",),
                 "global_gains": ("linear", "exp", "binary"), "discount": ("log:2", "log:e", "log:10", "jk:2"),
-                "output": None, "ties": ("docno", "rank", "average"), "dask": ("local",)}
+                "output": None, "dask": ("local",)}
 
 
 def _completion(args: list[str]) -> int:
@@ -639,7 +647,10 @@ def _completion(args: list[str]) -> int:
         return _fail(f"usage: trecgain completion {'|'.join(completion.SHELLS)} (--help for help)", 2)
     from .formats import FORMATS
 
-    words = {**_VALUE_WORDS, "measures": tuple(completion.measure_names()), "output_format": FORMATS}
+    from .evaluate import TIE_RULES
+
+    words = {**_VALUE_WORDS, "measures": tuple(completion.measure_names()), "output_format": FORMATS,
+             "ties": TIE_RULES}
     options = [completion.Option(short, long, takes != "flag", words.get(key, ()),
                                  OPTION_HELP[key][1].replace("\n", " "))
                for short, long, key, takes in OPTIONS if key in OPTION_HELP]  # not -D, -Z: refused

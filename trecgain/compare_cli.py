@@ -152,7 +152,9 @@ def command(options: dict, files: tuple[str, ...]) -> int:
         raise TrecgainError("standard input ('-') can be read as one run only")
     fmt = _choice(options, "format", "--format", FORMATS)
     _choice(options, "compat", "--compat", ("10", "9"))
-    _choice(options, "ties", "--ties", ("docno", "rank", "average"))
+    from .evaluate import TIE_RULES
+
+    _choice(options, "ties", "--ties", TIE_RULES)
     correction = _choice(options, "correction", "--correction", stats.CORRECTIONS)
     from .comparison import DEFAULT_SEED, TESTS
 

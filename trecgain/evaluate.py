@@ -51,8 +51,8 @@ class Result(Record):
         """How many printed values (4 decimals) of `to_trec(per_query, summary)` would read
         otherwise were tied documents of different grades ordered the other way round (0 unless
         evaluated with check_ties=True under trec_eval's tie rule)."""
-        slots = [rule != "none" for _, _, _, rule, _, n in self._formats() for _ in range(n)]
-        decided = self.evaluation.ties_decided(slots, check.flag(per_query, "per_query"),
+        _, summary_slots = _slot_masks(self.requests)
+        decided = self.evaluation.ties_decided(summary_slots, check.flag(per_query, "per_query"),
                                                check.flag(summary, "summary"))
         return decided or 0
 
@@ -290,7 +290,7 @@ class Evaluator:
         check_ties = check.flag(check_ties, "check_ties")
         source = _source_name(run)
         run = self.read_run(run)
-        tie_lines = _tie_lines(self.requests) if check_ties else None
+        tie_lines = _slot_masks(self.requests)[0] if check_ties else None
         evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self._options(),
                                     keep_values, tie_lines)
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
@@ -326,24 +326,22 @@ def printed_differences(result: Result, other: Any, per_query: bool, summary: bo
     """How many printed values (4 decimals) of `result` differ in `other`, an evaluation of the
     same requests with tied documents ordered the other way round (trecgain.distributed, whose
     evaluations are put together from parts: Result.ties_decided for one evaluated here)."""
-    lines: list[int | None] = []
-    summary_slots: list[bool] = []
-    for number, (_, _, shown, rule, _, slots) in enumerate(result._formats()):
-        lines.extend([number if shown else None] * slots)
-        summary_slots.extend([rule != "none"] * slots)
-    summaries, queries = result.evaluation.printed_differences(other, lines, summary_slots)
+    summaries, queries = result.evaluation.printed_differences(other, *_slot_masks(result.requests))
     return (summaries if summary else 0) + ((queries or 0) if per_query else 0)
 
 
-def _tie_lines(requests: list[Request]) -> list[int | None]:
-    """Per value slot, its output line's number when the line is printed per query."""
-    out: list[int | None] = []
+def _slot_masks(requests: list[Request]) -> tuple[list[int | None], list[bool]]:
+    """Per value slot: its output line's number when the line is printed per query (else
+    None), and whether the line has an `all` line."""
+    lines: list[int | None] = []
+    summaries: list[bool] = []
     number = 0
     for r in requests:
         for slots in r.slots():
-            out.extend([number if r.measure.per_query else None] * slots)
+            lines.extend([number if r.measure.per_query else None] * slots)
+            summaries.extend([r.measure.summary != "none"] * slots)
             number += 1
-    return out
+    return lines, summaries
 
 
 def _queries(count: int) -> str:

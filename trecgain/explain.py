@@ -433,7 +433,7 @@ def main(args: list[str]) -> int:
 
 
 def _command(o: dict, files: tuple[str, ...], say) -> str:
-    from .cli import UsageError, _integer
+    from .cli import UsageError, _integer, _tie_rule
 
     if not o["measures"]:
         raise UsageError("give a measure with -m")
@@ -443,8 +443,7 @@ def _command(o: dict, files: tuple[str, ...], say) -> str:
         raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
     if o["compat"] not in ("10", "9"):
         raise UsageError(f"option --compat takes 10 or 9, not '{o['compat']}'")
-    if o["ties"] not in ("docno", "rank", "average"):
-        raise UsageError(f"option --ties takes docno, rank or average, not '{o['ties']}'")
+    _tie_rule(o["ties"])
     if o["format"] not in ("text", "json"):
         raise UsageError(f"option --format takes text or json, not '{o['format']}'")
     if files.count("-") > 1:

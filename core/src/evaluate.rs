@@ -56,8 +56,9 @@ pub struct TieCheck {
     pub query_lines: usize,
 }
 
-/// How many of one query's per-query printed lines differ at 4 decimals between two rows.
-fn printed_differences(row: &[f64], other: &[f64], lines: &[Option<usize>]) -> usize {
+/// How many of one query's per-query printed lines differ at 4 decimals between two rows
+/// (`lines`: per value slot, its line's number when printed per query).
+pub fn lines_printed_differently(row: &[f64], other: &[f64], lines: &[Option<usize>]) -> usize {
     let mut changed: Vec<usize> = Vec::new();
     for ((a, b), line) in row.iter().zip(other).zip(lines) {
         if let Some(line) = line {
@@ -67,6 +68,14 @@ fn printed_differences(row: &[f64], other: &[f64], lines: &[Option<usize>]) -> u
         }
     }
     changed.len()
+}
+
+/// How many `all` values differ at 4 decimals between two lists of summaries (`shown`: per
+/// value slot, whether its line has an `all` line).
+pub fn summaries_printed_differently(summaries: &[f64], other: &[f64], shown: &[bool]) -> usize {
+    (summaries.iter().zip(other).zip(shown))
+        .filter(|((a, b), &shown)| shown && printed(**a) != printed(**b))
+        .count()
 }
 
 /// A value as trec_eval prints it.
@@ -298,7 +307,7 @@ impl<'a> Measuring<'a> {
             let pairs = rows.chunks_exact(width).zip(alt.chunks_exact(width));
             for (&q, (row, alt_row)) in queries.iter().zip(pairs) {
                 other_totals.add(alt_row, self.grouping.in_run[q]);
-                differing += printed_differences(row, alt_row, lines);
+                differing += lines_printed_differently(row, alt_row, lines);
             }
         };
         let other: Option<&mut OtherVisit> = if checking { Some(&mut other) } else { None };

@@ -16,7 +16,7 @@ use crate::measures::gains::{GainRule, Gains};
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, Notes, Query};
 use crate::options::{Discount, GainSpec, Options, Request, Ties};
-use crate::rank::{check_duplicates, rank_query, sort_score, text, tie_groups, Grouping};
+use crate::rank::{check_duplicates, rank_query, sort_score, text, tie_groups, tie_runs, Grouping};
 use crate::read::{Qrels, Run};
 
 /// The kernels explain can show, as the Python registry names them.
@@ -435,34 +435,23 @@ fn missed(
 fn ties(run: &Run, whole_ranking: &[usize], rows: &[usize], options: &Options) -> Vec<TieGroup> {
     let evaluated: HashMap<usize, usize> =
         rows.iter().enumerate().map(|(i, &r)| (r, i + 1)).collect();
-    let score = |r: usize| sort_score(run.scores[r], options.compat);
-    let mut out = Vec::new();
-    let mut start = 0;
-    while start < whole_ranking.len() {
-        let s = score(whole_ranking[start]);
-        let mut end = start + 1;
-        while end < whole_ranking.len() && score(whole_ranking[end]) == s {
-            end += 1;
-        }
-        if end - start > 1 {
-            out.push(TieGroup {
-                sort_score: s,
-                docs: (start..end)
-                    .map(|p| {
-                        let r = whole_ranking[p];
-                        Tied {
-                            docno: run.docnos.get(r).to_vec(),
-                            score: run.scores[r],
-                            rank: p + 1,
-                            evaluated_rank: evaluated.get(&r).copied(),
-                        }
-                    })
-                    .collect(),
-            });
-        }
-        start = end;
-    }
-    out
+    tie_runs(whole_ranking, run, options.compat)
+        .filter(|range| range.len() > 1)
+        .map(|range| TieGroup {
+            sort_score: sort_score(run.scores[whole_ranking[range.start]], options.compat),
+            docs: range
+                .map(|p| {
+                    let r = whole_ranking[p];
+                    Tied {
+                        docno: run.docnos.get(r).to_vec(),
+                        score: run.scores[r],
+                        rank: p + 1,
+                        evaluated_rank: evaluated.get(&r).copied(),
+                    }
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

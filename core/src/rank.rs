@@ -127,20 +127,36 @@ pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: 
     }
 }
 
+/// The runs of equal scores of a ranking (rows in rank order), as ranges of ranks (0-based),
+/// a document alone with its score a run of one.
+pub fn tie_runs<'a>(
+    rows: &'a [usize],
+    run: &'a Run,
+    compat: Compat,
+) -> impl Iterator<Item = std::ops::Range<usize>> + 'a {
+    let score = move |i: usize| sort_score(run.scores[rows[i]], compat);
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= rows.len() {
+            return None;
+        }
+        let mut end = start + 1;
+        while end < rows.len() && score(end) == score(start) {
+            end += 1;
+        }
+        let range = start..end;
+        start = end;
+        Some(range)
+    })
+}
+
 /// The labels of a ranking in trec_eval's order as the other tie rule (`Ties::Reversed`)
 /// orders them: each run of equal scores reversed.
 pub fn reverse_ties(rows: &[usize], values: &[f64], run: &Run, compat: Compat, out: &mut Vec<f64>) {
     out.clear();
     out.extend_from_slice(values);
-    let score = |i: usize| sort_score(run.scores[rows[i]], compat);
-    let mut start = 0;
-    while start < rows.len() {
-        let mut end = start + 1;
-        while end < rows.len() && score(end) == score(start) {
-            end += 1;
-        }
-        out[start..end].reverse();
-        start = end;
+    for range in tie_runs(rows, run, compat) {
+        out[range].reverse();
     }
 }
 
@@ -148,15 +164,8 @@ pub fn reverse_ties(rows: &[usize], values: &[f64], run: &Run, compat: Compat, o
 /// exactly where the score does (`--ties average`).
 pub fn tie_groups(rows: &[usize], run: &Run, compat: Compat, out: &mut Vec<u32>) {
     out.clear();
-    let mut group = 0u32;
-    let mut last = None;
-    for &row in rows {
-        let score = sort_score(run.scores[row], compat);
-        if last.is_some_and(|l| l != score) {
-            group += 1;
-        }
-        last = Some(score);
-        out.push(group);
+    for (group, range) in tie_runs(rows, run, compat).enumerate() {
+        out.extend(std::iter::repeat_n(group as u32, range.len()));
     }
 }
 
