@@ -226,12 +226,10 @@ def _csv_value(v: object) -> object:
 
 
 def _table(header: list[str], body: list[list[str]], right: set[int]) -> list[str]:
-    widths = [max(len(r[k]) for r in [header, *body]) for k in range(len(header))]
-    out = []
-    for r in [header, *body]:
-        cells = [cell.rjust(widths[k]) if k in right else cell.ljust(widths[k]) for k, cell in enumerate(r)]
-        out.append("  ".join(cells).rstrip())
-    return out
+    """Aligned columns, those in `right` to the right, the others to the left."""
+    from .formats import aligned
+
+    return aligned(header, body, left=set(range(len(header))) - right)
 
 
 def _comparison_rows(c: Comparison, m: MeasureResult, tests: list[str], markdown: bool = False) -> tuple[list, list]:

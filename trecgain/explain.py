@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from . import check
 from .errors import TrecgainError
+from .formats import aligned
 from .record import Record
 
 #: The kernels explain shows, and the ir_measures names that reach them.
@@ -238,27 +239,6 @@ def _score(x: float | None) -> str:
     return "" if x is None else repr(float(x))
 
 
-def _table(header: list[str], rows: list[list[str]], left: set[int] = frozenset(),
-           groups: list[int] | None = None, titles: list[str] | None = None) -> list[str]:
-    """Aligned columns (numbers to the right, the columns in `left` to the left); with `groups`
-    (columns per group), a bar between the groups and, with `titles`, a line naming them."""
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    groups = groups or [len(header)]
-    bounds = [sum(groups[:k]) for k in range(len(groups) + 1)]
-
-    def pad(i: int, c: str) -> str:
-        return c.ljust(widths[i]) if i in left else c.rjust(widths[i])
-
-    def line(cells: list[str]) -> list[str]:
-        return ["  ".join(pad(i, cells[i]) for i in range(bounds[k], bounds[k + 1])) for k in range(len(groups))]
-
-    out = [" | ".join(line(cells)).rstrip() for cells in [header] + rows]
-    if titles:
-        blocks = line(header)
-        out.insert(0, " | ".join(t.ljust(len(b)) for t, b in zip(titles, blocks)).rstrip())
-    return out
-
-
 _SIDE = {"default": "trec_eval's default", "given": "given"}
 
 
@@ -294,7 +274,7 @@ def _text(e: Explanation) -> str:
                       _f4(c["value"])]
         rows.append(cells)
     two = len(d["sides"]) > 1
-    out.extend(_table(header + side_header * len(d["sides"]), rows, left={1},
+    out.extend(aligned(header + side_header * len(d["sides"]), rows, left={1},
                       groups=[len(header)] + [len(side_header)] * len(d["sides"]) if two else None,
                       titles=[""] + [f"{_SIDE[s['name']]}: gains {s['gains']}, discount {s['discount']}"
                                      for s in d["sides"]] if two else None))
@@ -319,7 +299,7 @@ def _text(e: Explanation) -> str:
             if m["ranked_at"] is not None:
                 note = f"the run ranks it {m['ranked_at']}, past -M {o['max_docs']}"
             rows.append([m["docno"], _plain(m["grade"]), _gain(m["gain"]), note])
-        out.extend("  " + line for line in _table(["docno", "grade", "gain", ""], rows, left={0, 3}))
+        out.extend("  " + line for line in aligned(["docno", "grade", "gain", ""], rows, left={0, 3}))
     else:
         out.append(f"judged documents the ranking misses (grade >= {level}, or a positive gain): none")
     out.append("")

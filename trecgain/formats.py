@@ -143,3 +143,25 @@ def render(form: str, runs: list[RunValues], header: dict) -> str:
     if form == "markdown":
         return to_markdown(runs)
     raise ValueError(f"no renderer for format {form!r}")
+
+
+def aligned(header: list[str], rows: list[list[str]], left: set[int] = frozenset(),
+            groups: list[int] | None = None, titles: list[str] | None = None) -> list[str]:
+    """A text table's lines (explain's and compare's): columns aligned, to the right but those
+    in `left`; with `groups` (columns per group), a bar between the groups and, with `titles`,
+    a line naming them."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    groups = groups or [len(header)]
+    bounds = [sum(groups[:k]) for k in range(len(groups) + 1)]
+
+    def pad(i: int, c: str) -> str:
+        return c.ljust(widths[i]) if i in left else c.rjust(widths[i])
+
+    def line(cells: list[str]) -> list[str]:
+        return ["  ".join(pad(i, cells[i]) for i in range(bounds[k], bounds[k + 1])) for k in range(len(groups))]
+
+    out = [" | ".join(line(cells)).rstrip() for cells in [header] + rows]
+    if titles:
+        blocks = line(header)
+        out.insert(0, " | ".join(t.ljust(len(b)) for t, b in zip(titles, blocks)).rstrip())
+    return out
