@@ -39,17 +39,10 @@ What the two versions do differently, and what trecgain does differently from bo
 * A query whose judgments are all negative is evaluated as one with nothing judged.
 * rbp's gains are the grades (or the integer-named pairs of its parameters, whatever -l is),
   rescaled to (g - min) / (max - min) when min < 0 or max > 1, min and max running over the
-  gain table.  trec_eval 10.0 never initialises min and max (m_rbp.c): in its -O2 x86-64
-  build they start from the registers xmm2 and xmm1 as the measure computed just before rbp
-  left them, so rbp is only defined by the binary, and only when that measure is known.
-  Under all_trec it is num_nonrel_judged_ret, which leaves xmm1 = (double) num_rel_ret and
-  (from the cached te_form_res_rels struct copy) in xmm2 the bits of num_nonpool, a
-  denormal: max starts at num_rel_ret, min at (about) 0.  Corpus f0012 (grades 0 and 3, 8
-  relevant retrieved: the grade-3 gain is 3/8, not 1) and f0021 (2/4) record it; a build of
-  10.0 with gcc 12 -O2 does the same.  Without num_nonrel_judged_ret the binary's answer
-  depends on unrelated measures; this module then starts both at 0 (each gain over the
-  largest when one exceeds 1), the reading that the same build gives whenever the preceding
-  code leaves only small non-negative garbage.  See rbp_bounds.
+  gain table.  trec_eval 10.0 never initialises min and max (m_rbp.c), so a build prints
+  whatever its registers held; trec_eval's own test transcripts, and a 10.0 built with both
+  initialised (the build that recorded the corpus's all_trec cases), take the table's real
+  minimum and maximum, as this module does.
 
 Smaller rules, all from trec_eval's code: a measure's parameters come from the first -m
 naming it with parameters, whatever the order (`-m all_trec -m P.5` prints P_5 only), and a
@@ -216,8 +209,6 @@ class Request:
     params: tuple
     lines: list[str]
     gain: reference.Request | None = None
-    after_num_nonrel_judged_ret: bool = False  # rbp only: see rbp_bounds
-    documented_rbp: bool = False  # rbp only: the table's real min and max (trecgain's rule)
 
 
 def parse_long_cutoffs(text: str) -> tuple[int, ...]:
@@ -319,8 +310,6 @@ def parse_measures(specs: Iterable[str], compat: str) -> list[Request]:
         else:
             raise Refused(f"unknown measure '{name}'")
     requests = [make_request(m, texts.get(m), compat) for m in MEASURES if m in marked]
-    for request in requests:
-        request.after_num_nonrel_judged_ret = request.measure == "rbp" and "num_nonrel_judged_ret" in marked
     return requests
 
 
@@ -627,32 +616,14 @@ def persistence(pairs: Sequence[tuple[str, float]]) -> float:
     return p
 
 
-def denormal(n: int) -> float:
-    """The double whose bits are those of the long n."""
-    return struct.unpack("<d", struct.pack("<q", n))[0]
-
-
-def rbp_bounds(q: Ranked, after_num_nonrel_judged_ret: bool, documented: bool = False) -> tuple[float, float]:
-    """Where trec_eval 10.0's uninitialised running min and max of rbp's gains start: after
-    num_nonrel_judged_ret (all_trec) at the bits of num_nonpool and at num_rel_ret, otherwise
-    (undefined in trec_eval) at 0 and 0.  See the module notes.  `documented`: what trecgain
-    does instead (README, "Where trecgain departs"), the min and max of the table's gains."""
-    if documented:
-        return math.inf, -math.inf
-    if after_num_nonrel_judged_ret:
-        return denormal(q.values.count(NOT_IN_QRELS)), float(q.num_rel_ret)
-    return 0.0, 0.0
-
-
-def rank_biased_precision(q: Ranked, pairs: Sequence[tuple[str, float]], after: bool,
-                          documented: bool = False) -> float:
+def rank_biased_precision(q: Ranked, pairs: Sequence[tuple[str, float]]) -> float:
     """(1 - p) * sum of gain(rank i) * p^(i-1), p^(i-1) kept as a running product; gains as
     trec_eval's gain table gives them (grade, or an integer-named pair), rescaled by the
-    running min and max (which start where rbp_bounds says) when min < 0 or max > 1."""
+    table's minimum and maximum when min < 0 or max > 1."""
     p = persistence(pairs)
     spec = reference.GainSpec(tuple((int(name), value) for name, value in pairs if reference.valid_int(name)))
     table = reference.gain_table(q.judged, spec, q.relevance_level, exact=False)
-    low, high = rbp_bounds(q, after, documented)
+    low, high = math.inf, -math.inf
     for entry in table:
         if entry.gain < low:
             low = entry.gain
@@ -721,7 +692,7 @@ def measure_query(q: Ranked, request: Request, compat: str, num_docs: int) -> li
     if m == "set_F":
         return [set_f(q, params[0])]
     if m == "rbp":
-        return [rank_biased_precision(q, params, request.after_num_nonrel_judged_ret, request.documented_rbp)]
+        return [rank_biased_precision(q, params)]
     if m == "rbp_resid":
         return [rbp_residual(q, params)]
     if m == "iprec_at_recall":
@@ -767,18 +738,15 @@ def follows_10(compat: str, requests: list[Request]) -> bool:
 def evaluate_trec(qrels: reference.Qrels, run: reference.Run, tag: str = "unknown",
                   measures: Sequence[str] = ("official",), *, relevance_level: int = 1,
                   complete: bool = False, max_docs: int | None = None, judged_only: bool = False,
-                  compat: str = "10", num_docs: int = 0, documented_rbp: bool = False) -> TrecOutcome:
+                  compat: str = "10", num_docs: int = 0) -> TrecOutcome:
     """trec_eval's values for a run: -l relevance_level, -c complete, -M max_docs, -J
-    judged_only, -N num_docs, 10.0 or 9.x semantics (compat "10" / "9"); rbp as the recording
-    binary computed it, or with `documented_rbp` as trecgain does."""
+    judged_only, -N num_docs, 10.0 or 9.x semantics (compat "10" / "9")."""
     compat = str(compat)
     if compat not in ("9", "10"):
         raise Refused(f"unknown compat '{compat}'")
     if max_docs is not None and max_docs < 0:
         raise Refused("-M must not be negative")
     requests = parse_measures([measures] if isinstance(measures, str) else measures, compat)
-    for request in requests:
-        request.documented_rbp = documented_rbp
     rules = "10" if follows_10(compat, requests) else "9"
     reference.check_grades(qrels, fractional=False)
     judgments = {reference.key(q): {reference.key(d): g for d, g in docs.items()} for q, docs in qrels.items() if docs}
@@ -884,11 +852,10 @@ def trec_eval_output(qrels: reference.Qrels, run: reference.Run, tag: str = "unk
                      measures: Sequence[str] = ("official",), *, relevance_level: int = 1,
                      complete: bool = False, max_docs: int | None = None, judged_only: bool = False,
                      per_query: bool = False, summary: bool = True, compat: str = "10",
-                     num_docs: int = 0, documented_rbp: bool = False) -> str:
+                     num_docs: int = 0) -> str:
     """Exactly what `trec_eval [-q] [-n] [-c] [-J] [-l N] [-M N] [-N N] -m ... QRELS RUN` prints
     (compat "10": trec_eval 10.0; "9": 9.x), as text (bytes that are not UTF-8 as surrogate
     escapes).  Raises Refused where trec_eval (or trecgain) gives an error."""
     outcome = evaluate_trec(qrels, run, tag, measures, relevance_level=relevance_level, complete=complete,
-                            max_docs=max_docs, judged_only=judged_only, compat=compat, num_docs=num_docs,
-                            documented_rbp=documented_rbp)
+                            max_docs=max_docs, judged_only=judged_only, compat=compat, num_docs=num_docs)
     return format_trec(outcome, per_query, summary)

@@ -11,21 +11,6 @@ CASE_IDS = sorted(p.name for p in CASES.iterdir() if p.is_dir())
 MODES = ["10", "9"]
 
 
-#: Lines where trecgain prints trec_eval's documented behaviour instead of what the recording
-#: binary printed (README, "Where trecgain departs"): (case, mode) -> the measure's line name.
-#: rbp: trec_eval 10.0 scales gains by a min and max it never initialises (stack garbage that
-#: happened to be the count of relevant retrieved documents in that build); trecgain scales
-#: by the gain table's real min and max, as the code's comment says it means to.
-DEPARTURES = {("f0012", "10"): "rbp", ("f0021", "10"): "rbp"}
-
-
-def _without(text: str, name: str) -> tuple[list[str], list[str]]:
-    """The lines of `text` not of line family `name`, and the names of those that are."""
-    lines = text.splitlines()
-    kept = [line for line in lines if line.split("\t")[0].rstrip() != name]
-    return kept, [line.split("\t")[1] for line in lines if line.split("\t")[0].rstrip() == name]
-
-
 def check(outcome, expect: dict, case_id: str, mode: str = "") -> None:
     if expect.get("error"):
         assert outcome.rc != 0, f"{case_id}: expected an error, got exit 0"
@@ -36,12 +21,7 @@ def check(outcome, expect: dict, case_id: str, mode: str = "") -> None:
     else:
         assert outcome.rc == expect["rc"], f"{case_id}: exit {outcome.rc}, stderr {outcome.stderr!r}"
         text = outcome.stdout.decode("utf-8", "surrogateescape")
-        departing = DEPARTURES.get((case_id, mode))
-        if departing is None:
-            assert text == expect["stdout"]
-        else:  # every other line exact, and the departing lines for the same queries
-            assert _without(text, departing) == _without(expect["stdout"], departing)
-            assert _without(text, departing)[1], f"{case_id}: no {departing} line"
+        assert text == expect["stdout"]
 
 
 @pytest.mark.parametrize("mode", MODES)

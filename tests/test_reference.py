@@ -235,14 +235,13 @@ MEASURE_SETS = [["all_trec"], ["official"], ["set"], ["all_trec", "dcg", "ideal_
 @given(collections(), TREC_EVAL_OPTIONS, st.sampled_from(MEASURE_SETS), st.sampled_from([0, 0, 5, 100]),
        st.booleans())
 def test_all_trec_measures(collection, options, measures, num_docs, per_query):
-    """The whole text, byte for byte, as the reference says trec_eval prints it (rbp by
-    trecgain's documented rule: see README, "Where trecgain departs")."""
+    """The whole text, byte for byte, as the reference says trec_eval prints it."""
     import reference_trec
 
     qrels, run = collection
     try:
-        want = reference_trec.trec_eval_output(qrels, run, "unknown", measures, num_docs=num_docs, per_query=per_query,
-                                               documented_rbp=True, **options)
+        want = reference_trec.trec_eval_output(qrels, run, "unknown", measures, num_docs=num_docs,
+                                               per_query=per_query, **options)
     except reference.Refused:
         with pytest.raises(TrecgainError):
             Evaluator(qrels, measures=measures, num_docs=num_docs, **options).evaluate(run)
