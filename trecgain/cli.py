@@ -402,18 +402,20 @@ CORE_HANDLES_INTERRUPT = False
 class _signals_raise:
     """While a results file is written: Ctrl-C raises KeyboardInterrupt (the core's handler
     would end the process at once, leaving the temporary file), SIGTERM and SIGHUP raise
-    SystemExit(128 + signal), so that `finally` removes the temporary file."""
+    SystemExit(128 + signal), so that `finally` removes the temporary file (trecgain.output's
+    on_signal: held while the temporary file is created, renamed or removed)."""
 
     def __enter__(self) -> None:
         import signal
         import threading
 
+        from .output import on_signal
+
         self.saved: dict = {}
         if threading.current_thread() is not threading.main_thread():
             return
-        self.saved[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            self.saved[sig] = signal.signal(sig, _exit_on_signal)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            self.saved[sig] = signal.signal(sig, on_signal)
 
     def __exit__(self, *exc: object) -> None:
         import signal
@@ -424,10 +426,6 @@ class _signals_raise:
             from . import _core
 
             _core.exit_on_interrupt(True)
-
-
-def _exit_on_signal(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
 
 
 class _ReadAhead:

@@ -1,6 +1,15 @@
 """Writing results to a file (the command's -o) atomically: a temporary file beside it,
 renamed onto it with os.replace only once everything was written, so that a failure never
-leaves half a file, nor the temporary one; and the checks that keep -o off the input files."""
+leaves half a file, nor the temporary one; and the checks that keep -o off the input files
+and off files the caller may not write.
+
+A symbolic link is written through, as the shell's `>` does: the temporary file is made
+beside the file the link finally names and renamed onto that file; the link stays a link.
+
+While the file is written, a signal handler (`on_signal`, installed by the command) raises
+only while the results are produced; a signal that arrives while the temporary file is
+created, renamed or removed waits until that step is done, so the name of a temporary file
+is always known to the code that removes it."""
 
 from __future__ import annotations
 
@@ -19,12 +28,15 @@ _ADVICE = "(trecgain's -o writes the results; trec_eval's obsolete -o is --Outpu
 
 def check_target(target: str, inputs: tuple[str, ...] | list[str]) -> None:
     """Refuse a target that is a directory, is in no directory, is one of the input files,
-    or looks like a qrels or run file (`trec_eval -o qrels run1 run2` would overwrite the qrels)."""
+    looks like a qrels or run file (`trec_eval -o qrels run1 run2` would overwrite the qrels),
+    or that the caller may not write (a rename would replace it all the same).  Through
+    symbolic links: what is checked is the file the link names."""
     if not target:
         raise TrecgainError("option -o needs a file name ('-' for standard output)")
-    if os.path.isdir(target):
+    final = final_path(target)
+    if os.path.isdir(final):
         raise TrecgainError(f"-o {target}: is a directory")
-    directory = os.path.dirname(target) or "."
+    directory = os.path.dirname(final) or "."
     if not os.path.isdir(directory):
         raise TrecgainError(f"-o {target}: no such directory '{directory}'")
     if not os.path.exists(target):
@@ -38,6 +50,21 @@ def check_target(target: str, inputs: tuple[str, ...] | list[str]) -> None:
             raise TrecgainError(f"-o {target} is the input file '{name}': refusing to overwrite it {_ADVICE}")
     if looks_like_input(target):
         raise TrecgainError(f"-o {target}: refusing to overwrite what looks like a qrels or run file {_ADVICE}")
+    if not os.access(final, os.W_OK):  # as `> FILE` would fail, though a rename would not
+        raise TrecgainError(f"-o {target}: permission denied")
+
+
+def final_path(target: str) -> str:
+    """The file `target` names: the end of its chain of symbolic links (one that names no
+    file yet is created, as `>` creates it), or `target` itself when it is no link."""
+    if not os.path.islink(target):
+        return target
+    try:
+        return os.path.realpath(target, strict=True)
+    except FileNotFoundError:
+        return os.path.realpath(target)
+    except OSError as err:  # a loop of links
+        raise TrecgainError(f"-o {target}: {err.strerror or err}") from None
 
 
 def looks_like_input(path: str) -> bool:
@@ -66,8 +93,9 @@ def _is(fields: list[bytes], kind: type) -> bool:
 
 def write(target: str, produce: Produce) -> None:
     """Call `produce(write)`; what it writes lands in `target` only if it returns (a temporary
-    file is renamed onto the target, with the target's permissions when it existed).  A target
-    that is not a regular file (/dev/null, a FIFO) is written in place."""
+    file is renamed onto the target, with the target's permissions when it existed; through
+    a symbolic link, onto the file it names).  A target that is not a regular file
+    (/dev/null, a FIFO) is written in place."""
     if os.path.exists(target) and not os.path.isfile(target):
         handle = _opened(target)
         try:
@@ -76,15 +104,19 @@ def write(target: str, produce: Produce) -> None:
         finally:
             _close(handle)
         return
+    final = final_path(target)
+    _SIGNALS.hold()
     temporary = None
     try:
-        temporary, handle = _temporary_beside(target)
+        temporary, handle = _temporary_beside(final, target)
         try:
-            produce(_writer(handle, target))
+            with _SIGNALS.released():
+                produce(_writer(handle, target))
             _checked(lambda: (handle.flush(), os.fsync(handle.fileno())), target)
         finally:
             _close(handle)
-        _checked(lambda: os.replace(temporary, target), target)
+        _SIGNALS.deliver()  # a signal during the flush: the old file stays
+        _checked(lambda: os.replace(temporary, final), target)
         temporary = None
     finally:
         if temporary is not None:
@@ -92,13 +124,76 @@ def write(target: str, produce: Produce) -> None:
                 os.unlink(temporary)
             except OSError:
                 pass
+        _SIGNALS.release()
 
 
-def _temporary_beside(target: str) -> tuple[str, BinaryIO]:
-    """A new file (its name and open binary file) in the target's directory."""
+class _SignalGate:
+    """Whether `on_signal` raises at once (outside write(), and while the results are
+    produced) or holds the signal (`pending`) until the step under way is done."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.pending: list[int] = []
+
+    def hold(self) -> None:
+        self.holding = True
+
+    def release(self) -> None:
+        """Raise at once from now on, and raise a signal that was held."""
+        self.holding = False
+        self.deliver()
+
+    def deliver(self) -> None:
+        """Raise for a signal that was held, if any."""
+        if self.pending:
+            signum = self.pending[0]
+            self.pending.clear()
+            _raise_for(signum)
+
+    def released(self) -> _Released:
+        return _Released(self)
+
+
+class _Released:
+    """A block during which signals raise at once (a held one first)."""
+
+    def __init__(self, gate: _SignalGate) -> None:
+        self.gate = gate
+
+    def __enter__(self) -> None:
+        self.gate.release()
+
+    def __exit__(self, *exc: object) -> None:
+        self.gate.hold()
+
+
+_SIGNALS = _SignalGate()
+
+
+def on_signal(signum: int, frame: object) -> None:
+    """The handler of SIGINT, SIGTERM and SIGHUP while a file is written: KeyboardInterrupt for
+    SIGINT, SystemExit(128 + signal) for the others, at once or, while the temporary file is
+    created, renamed or removed, once that is done."""
+    if _SIGNALS.holding:
+        _SIGNALS.pending.append(signum)
+    else:
+        _raise_for(signum)
+
+
+def _raise_for(signum: int) -> None:
+    import signal
+
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise SystemExit(128 + signum)
+
+
+def _temporary_beside(final: str, target: str) -> tuple[str, BinaryIO]:
+    """A new file (its name and open binary file) in the directory of `final`, the file
+    `target` names."""
     import secrets
 
-    directory, base = os.path.split(target)
+    directory, base = os.path.split(final)
     for _ in range(100):
         name = os.path.join(directory, f".{base[:80]}.{os.getpid()}.{secrets.token_hex(4)}.trecgain-tmp")
         try:
@@ -108,7 +203,7 @@ def _temporary_beside(target: str) -> tuple[str, BinaryIO]:
         except OSError as err:
             raise TrecgainError(f"cannot write '{target}': {err.strerror or err}") from None
         try:
-            os.chmod(fd, os.stat(target).st_mode & 0o7777)
+            os.chmod(fd, os.stat(final).st_mode & 0o7777)
         except OSError:
             pass  # a new target: the umask's permissions
         return name, os.fdopen(fd, "wb")
