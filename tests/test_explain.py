@@ -9,6 +9,7 @@ every conformance case), and from rules written out here (trec_eval's tie rule, 
 from __future__ import annotations
 
 import json
+import math
 import struct
 
 import pytest
@@ -439,3 +440,64 @@ def test_averaged_ties_show_each_tied_document_its_groups_mean_gain(files):
     assert gains[b"d"] == 0  # judged negative: no gain
     out = run_cli(["explain", "-m", "dcg", "--ties", "average", "--query", "q", *files])
     assert out.rc == 0 and "each document given its group's mean gain (--ties average)" in out.stdout.decode()
+
+
+# ---------------------------------------------------------------- (e) strict JSON, keywords
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _overflowing(tmp_path) -> list[str]:
+    """A run whose top score, 1e39, is beyond float32's range: under --compat 9 (scores as
+    float32) its sort score is infinite; two documents tie there."""
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 2\n1 0 c 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1e39 t\n1 Q0 b 2 2e39 t\n1 Q0 c 3 1 t\n")
+    return [str(tmp_path / "q"), str(tmp_path / "r")]
+
+
+def test_json_spells_an_infinite_score_null(tmp_path):
+    files = _overflowing(tmp_path)
+    out = run_cli(["explain", "--format", "json", "--compat", "9", "-m", "ndcg", "--query", "1", *files])
+    assert out.rc == 0, out.stderr
+    doc = json.loads(out.stdout, parse_constant=_no_constant)
+    assert [r["score"] for r in doc["rows"][:2]] == [2e39, 1e39]  # the scores as written: finite
+    assert [r["sort_score"] for r in doc["rows"][:2]] == [None, None]  # float32: infinite, no JSON spelling
+    assert [t["score"] for t in doc["ties"]] == [None]
+    assert math.isinf(explain(*files, "ndcg", "1", compat="9").sides[0].rows[0]["sort_score"])
+    library = explain(*files, "ndcg", "1", compat="9").to_json()
+    assert json.loads(library, parse_constant=_no_constant) == doc
+    several = run_cli(["explain", "--format", "json", "--compat", "9", "-m", "ndcg", "-m", "dcg", "--query", "1",
+                       *files])
+    assert [d["rows"][0]["sort_score"] for d in json.loads(several.stdout, parse_constant=_no_constant)] == \
+        [None, None]
+
+
+@pytest.mark.parametrize("keywords, name", [({"complete": True}, "complete"), ({"num_docs": 10}, "num_docs"),
+                                            ({"relevance": 2}, "relevance"), ({"k": 10, "cutoff": 5}, "cutoff")])
+def test_an_unknown_keyword_is_a_trecgain_error(keywords, name):
+    with pytest.raises(TrecgainError) as info:
+        explain(*W, "ndcg", "1", **keywords)
+    message = str(info.value)
+    assert "\n" not in message and f"explain has no option '{name}'" in message
+    assert "relevance_level" in message and "ties" in message  # what it takes
+
+
+@pytest.mark.parametrize("keywords", [{"relevance_level": "1"}, {"judged_only": 1}, {"max_docs": 2.5},
+                                      {"compat": 8}, {"global_gains": 5}, {"discount": None},
+                                      {"exact_ideal": "no"}, {"fractional_grades": None}, {"ties": 3}])
+def test_an_ill_typed_keyword_is_a_trecgain_error(keywords):
+    with pytest.raises(TrecgainError) as info:
+        explain(*W, "ndcg", "1", **keywords)
+    assert "\n" not in str(info.value) and next(iter(keywords)) in str(info.value)
+
+
+def test_keywords_names_the_options_explain_takes():
+    import inspect
+
+    from trecgain.explain import KEYWORDS
+
+    parameters = list(inspect.signature(explain).parameters.values())
+    assert tuple(p.name for p in parameters if p.default is not p.empty) == KEYWORDS
+    assert parameters[-1].kind is inspect.Parameter.VAR_KEYWORD

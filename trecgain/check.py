@@ -136,6 +136,14 @@ def choice(value: object, name: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def keywords(given: dict, allowed: tuple[str, ...], function: str, described: str) -> None:
+    """Keyword arguments taken through **options: an unknown one is refused, naming those
+    `function` takes (`described`: what they are, e.g. "Evaluator's options")."""
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise TrecgainError(f"{function} has no option {unknown[0]!r} ({described}: {', '.join(allowed)})")
+
+
 def measures(value: object) -> list[str]:
     """`measures=`: one name or an iterable of names, at least one."""
     if isinstance(value, str):

@@ -66,21 +66,32 @@ class Pair(Record):
 class MeasureResult(Record):
     """One measure line (under one gain scheme when several are compared): `key` is how it is
     shown (`ndcg_cut_10`, or `ndcg_cut_10 (exp)`), `means` the main command's `all` value per
-    run, `common_means` the means over the common queries, `values` the per-query values
-    (a list per query, one value per run), `pairs` the comparisons."""
+    run, `common_means` the means over the queries the paired statistics use, `values` the
+    per-query values (a list per query, one value per run, over every common query), `pairs`
+    the comparisons, `left_out` the common queries the statistics leave out because a run's
+    value there, or a difference of two, is not a finite number (Rndcg's 0/0 is nan)."""
 
-    __slots__ = ("key", "line", "measure", "scheme", "means", "common_means", "values", "pairs")
+    __slots__ = ("key", "line", "measure", "scheme", "means", "common_means", "values", "pairs", "left_out")
+    DEFAULTS = {"left_out": []}
 
     @property
     def lower_is_better(self) -> bool:
         return self.measure in LOWER_IS_BETTER
 
     @property
-    def best(self) -> int:
-        """The index of the run with the best mean (the first of equals)."""
+    def best(self) -> int | None:
+        """The index of the run with the best mean (the first of equals); None when a mean is
+        not a finite number (nan: no run is ranked)."""
+        if not all(math.isfinite(v) for v in self.means):
+            return None
         pick = min if self.lower_is_better else max
         target = pick(self.means)
         return self.means.index(target)
+
+    @property
+    def tested(self) -> bool:
+        """Whether any comparison of this line has a p-value (not when no query is left)."""
+        return any(not math.isnan(v) for pair in self.pairs for v in pair.p.values())
 
     def beats(self, run: int) -> list[int]:
         """The runs `run` is significantly better than."""
@@ -118,10 +129,16 @@ class Comparison:
                 f"{len(self.measures)} measures>")
 
     def measure(self, key: str) -> MeasureResult:
+        """The line shown as `key` (`ndcg_cut_10`, `ndcg_cut_10 (exp)`), or named `key` when
+        only one line has that name."""
         for m in self.measures:
             if m.key == key:
                 return m
-        raise KeyError(f"no measure {key!r} in this comparison: {', '.join(m.key for m in self.measures)}")
+        named = [m for m in self.measures if m.line == key]
+        if len(named) == 1:
+            return named[0]
+        raise TrecgainError(f"no measure {check.show(key)} in this comparison: it has "
+                            f"{', '.join(m.key for m in self.measures)}")
 
     def rows(self) -> list[dict]:
         """One flat record per (measure, comparison): what to_csv and to_dataframe hold."""
@@ -201,11 +218,24 @@ class Comparison:
     def has_gain_measures(self) -> bool:
         return any(m.measure in _CURVE_MEASURES for m in self.measures)
 
+    @property
+    def inputs(self) -> list[str]:
+        """The files compared (the qrels and the runs read from files): what plot() never overwrites."""
+        sources = [getattr(self._context["qrels"], "source", None)] + [r.source for r in self.runs]
+        return [s for s in sources if isinstance(s, str) and s not in ("", "-")]
+
+    def figure(self, depth: int | None = None, measure: str | None = None):
+        """The figure as a matplotlib Figure (needs matplotlib: pip install 'trecgain[plot]'):
+        one row per measure line (or only `measure`'s), each comparison's per-query differences
+        sorted, on one y-scale, with its mean and confidence interval; with gain measures
+        nDCG@k for k = 1..depth per run below."""
+        from .compare_plot import figure
+
+        return figure(self, depth, measure)
+
     def plot(self, path: str, depth: int | None = None, measure: str | None = None) -> None:
-        """Draw the figure (needs matplotlib: pip install 'trecgain[plot]') into `path`, whose
-        suffix (.png, .svg, .pdf) chooses the format: per-query differences against the
-        baseline, sorted, for `measure` (default the first), and with gain measures nDCG@k for
-        k = 1..depth per run."""
+        """Draw the figure into `path` (a new file or a figure; never one of the inputs),
+        whose suffix (.png, .svg, .pdf) chooses the format; written atomically."""
         from .compare_plot import plot
 
         plot(self, path, depth, measure)
@@ -237,10 +267,7 @@ def compare(qrels: Any, runs: Sequence[Any], measures: Iterable[str] | str = DEF
     from . import stats
 
     stats.need_scipy()
-    unknown = sorted(set(evaluator_options) - set(_EVALUATOR_OPTIONS))
-    if unknown:
-        raise TrecgainError(f"compare has no option {unknown[0]!r} (Evaluator's options: "
-                            f"{', '.join(_EVALUATOR_OPTIONS)})")
+    check.keywords(evaluator_options, _EVALUATOR_OPTIONS, "compare", "Evaluator's options")
     if isinstance(runs, (str, bytes, dict)) or not hasattr(runs, "__iter__"):
         raise TrecgainError(f"runs must be a list of at least two runs, not {check.show(runs)}")
     runs = list(runs)
@@ -350,7 +377,7 @@ class _Comparer:
         for line, measure, dependent in lines:
             for s, scheme in enumerate(self.schemes if dependent else self.schemes[:1]):
                 measures.append(self._measure(line, measure, scheme if dependent and len(self.schemes) > 1 else None,
-                                              [per_scheme[s] for per_scheme in results], qids))
+                                              [per_scheme[s] for per_scheme in results], qids, notes))
         reversals = self._reversals(measures, qids) if len(self.schemes) > 1 else []
         cutoffs = [k for r in first.requests if r.measure.name == "ndcg_cut" for k in r.params.cutoffs]
         settings = {"baseline": None if self.all_pairs else infos[self.baseline].label, "all_pairs": self.all_pairs,
@@ -433,11 +460,38 @@ class _Comparer:
             return [(i, j) for i in range(m) for j in range(i + 1, m)]
         return [(self.baseline, j) for j in range(m) if j != self.baseline]
 
-    def _measure(self, line: str, measure: str, scheme, results, qids: list[str]) -> MeasureResult:
+    def _measure(self, line: str, measure: str, scheme, results, qids: list[str], notes: list[str]) -> MeasureResult:
+        """One line's comparisons; queries where a value or a difference is not a finite number
+        are left out of its statistics (and said in `notes`)."""
+        np = _numpy()
+        x = self._values(line, results, qids)  # queries x runs
+        means = [float(res.aggregate[line]) for res in results]
+        pairs = self._pairs(len(results))
+        key = line if scheme is None else f"{line} ({scheme})"
+        with np.errstate(all="ignore"):  # nan and overflow are looked for below, not warned about
+            diffs = [x[:, j] - x[:, i] for i, j in pairs]
+            finite = np.isfinite(x).all(axis=1)
+            for d in diffs:
+                finite &= np.isfinite(d)
+        kept = [q for q, ok in zip(qids, finite) if ok]
+        left_out = [q for q, ok in zip(qids, finite) if not ok]
+        if left_out:
+            notes.append(_left_out_note(key, left_out, len(qids)))
+        out = self._pairs_of(x[finite], [d[finite] for d in diffs], pairs, kept)
+        self._decide(out, measure)
+        overflowed = [f"{_pair_label(p)} ({', '.join(what)})" for p in out
+                      for what in [_overflowed(p, self.bootstrap > 0)] if what]
+        if overflowed:
+            notes.append(f"{key}: past floating point's range, not computed: {'; '.join(overflowed)}")
         from . import stats
 
+        common = [stats.mean_difference(x[finite][:, k]) for k in range(len(results))]
+        return MeasureResult(key, line, measure, scheme, means, common, x.tolist(), out, left_out)
+
+    @staticmethod
+    def _values(line: str, results, qids: list[str]):
+        """The per-query values of `line`, queries x runs, over `qids`."""
         np = _numpy()
-        m = len(results)
         columns = []
         for res in results:
             slot = next(f[4] for f in res._formats() if f[0] == line)
@@ -446,10 +500,12 @@ class _Comparer:
                 column = [v if present else 0.0 for v, present in zip(column, res.evaluation.in_run)]
             index = {q: k for k, q in enumerate(res.qids)}
             columns.append([float(column[index[q]]) for q in qids])
-        x = np.array(columns, dtype=float).T  # queries x runs
-        means = [float(res.aggregate[line]) for res in results]
-        pairs = self._pairs(m)
-        diffs = [x[:, j] - x[:, i] for i, j in pairs]
+        return np.array(columns, dtype=float).T.reshape(len(qids), len(results))
+
+    def _pairs_of(self, x, diffs, pairs: list[tuple[int, int]], qids: list[str]) -> list[Pair]:
+        """The comparisons over the queries kept (finite values and differences only)."""
+        from . import stats
+
         rand = stats.randomization(diffs, self.permutations, self.seed)
         boot = stats.bootstrap(diffs, self.bootstrap, self.seed, self.confidence)
         tukey = stats.tukey_hsd(x, self.permutations, self.seed) if self.all_pairs or self.test == "tukey" else None
@@ -466,8 +522,15 @@ class _Comparer:
             moved = [q for q in range(len(qids)) if abs(d[q]) > 1e-12]
             order = sorted(moved, key=lambda q: -abs(d[q]))[:self.top]
             largest = [(qids[q], float(x[q, i]), float(x[q, j]), float(d[q])) for q in order]
-            out.append(Pair(i, j, len(qids), float(d.mean()), (lo, hi), boot[k], stats.effect_size(d), wins, ties,
-                            losses, t, p, rand[k][1], {}, None, largest))
+            out.append(Pair(i, j, len(qids), stats.mean_difference(d), (lo, hi), boot[k], stats.effect_size(d), wins,
+                            ties, losses, t, p, rand[k][1], {}, None, largest))
+        return out
+
+    def _decide(self, out: list[Pair], measure: str) -> None:
+        """Adjusted p-values across the comparisons, and the winners: only a comparison with a
+        finite difference and a p-value has one."""
+        from . import stats
+
         for name in out[0].p if out else ():
             values = [pair.p[name] for pair in out]
             adjusted = values if name == "tukey" else stats.adjust(values, self.correction)
@@ -476,11 +539,8 @@ class _Comparer:
         lower = measure in LOWER_IS_BETTER
         for pair in out:
             chosen = pair.adjusted[self.test]
-            if not math.isnan(chosen) and chosen < self.alpha and pair.diff != 0.0:
+            if math.isfinite(pair.diff) and not math.isnan(chosen) and chosen < self.alpha and pair.diff != 0.0:
                 pair.winner = pair.a if (pair.diff > 0) == lower else pair.b
-        key = line if scheme is None else f"{line} ({scheme})"
-        common = [float(v) for v in x.mean(axis=0)]
-        return MeasureResult(key, line, measure, scheme, means, common, x.tolist(), out)
 
     def _reversals(self, measures: list[MeasureResult], qids: list[str]) -> list[Reversal]:
         """Run pairs and queries whose order two gain schemes reverse, per gain-dependent line."""
@@ -510,6 +570,33 @@ def _reversal(line, first, second, i, j, qids) -> list[Reversal]:
     if not reversed_means and not queries:
         return []
     return [Reversal(line, (first.scheme, second.scheme), i, j, (m1, m2), reversed_means, queries)]
+
+
+def _left_out_note(key: str, left_out: list[str], total: int) -> str:
+    """The note on the queries a line's statistics leave out."""
+    shown = ", ".join(left_out[:10]) + (f", ... ({len(left_out) - 10} more)" if len(left_out) > 10 else "")
+    if len(left_out) == total:
+        return (f"{key}: no paired statistic, marker or ranking: on {len(left_out)} of the {total} queries ({shown}) "
+                f"a run's value or a difference is not a finite number (nan)")
+    return (f"{key}: the paired statistics leave out {len(left_out)} of the {total} queries ({shown}), where a "
+            f"run's value or a difference is not a finite number (nan)")
+
+
+def _pair_label(pair: Pair) -> str:
+    return f"{_label(pair.b)} - {_label(pair.a)}"
+
+
+def _overflowed(pair: Pair, resampled: bool) -> list[str]:
+    """The statistics of a comparison that could not be computed although it has queries
+    enough (their value is past floating point's range)."""
+    out = []
+    if pair.n >= 1 and math.isnan(pair.diff):
+        out.append("the mean difference")
+    if pair.n >= 2 and any(math.isnan(v) for v in pair.ci_t):
+        out.append("the t interval")
+    if resampled and pair.n >= 1 and any(math.isnan(v) for v in pair.ci_bootstrap):
+        out.append("the bootstrap interval")
+    return out
 
 
 def _label(i: int) -> str:

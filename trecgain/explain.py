@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from . import check
 from .errors import TrecgainError
-from .formats import aligned
+from .formats import aligned, dumps
 from .record import Record
 
 #: The kernels explain shows, and the ir_measures names that reach them.
@@ -70,9 +70,8 @@ class Explanation(Record):
         }
 
     def to_json(self) -> str:
-        import json
-
-        return json.dumps(self.to_dict(), indent=1) + "\n"
+        """to_dict() as JSON (NaN and the infinities null, as in --format json)."""
+        return dumps(self.to_dict(), indent=1) + "\n"
 
     def to_text(self) -> str:
         return _text(self)
@@ -132,15 +131,21 @@ def parse_measure(measure: object, compat: str = "10"):
     return requests[0]
 
 
+#: explain's keyword options (Evaluator's, but those that do not bear on one query).
+KEYWORDS = ("relevance_level", "judged_only", "max_docs", "compat", "global_gains", "discount", "exact_ideal",
+            "fractional_grades", "ties")
+
+
 def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_only: bool = False,
             max_docs: int | None = None, compat: str = "10", global_gains: str | None = None,
             discount: str = "log:2", exact_ideal: bool = False, fractional_grades: bool = False,
-            ties: str = "docno") -> Explanation:
+            ties: str = "docno", **unknown: object) -> Explanation:
     """Explain `measure` (one of SUPPORTED, or its ir_measures name) on query `query` of `run`
     against `qrels` (paths, open files, dicts, or the core's Qrels and Run), with the
     Evaluator's options (`ties="average"`: each tied document shows its group's mean gain).
     With `global_gains`, or a `discount` other than log:2, the
-    explanation has two sides: trec_eval's default (linear gains, log2) and the given one."""
+    explanation has two sides: trec_eval's default (linear gains, log2) and the given one.
+    Another keyword (complete, num_docs, ...) is a TrecgainError naming those it takes."""
     import copy
 
     from . import _core
@@ -148,6 +153,7 @@ def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_on
     from .evaluate import Evaluator, _compat
     from .read import read_run
 
+    check.keywords(unknown, KEYWORDS, "explain", "its options")
     parse_measure(measure, _compat(compat))  # refused before any file is read
     evaluator = Evaluator(qrels, measures=[measure], relevance_level=relevance_level, judged_only=judged_only,
                           max_docs=max_docs, compat=compat, global_gains=global_gains, discount=discount,
@@ -443,8 +449,6 @@ def _command(o: dict, files: tuple[str, ...], say) -> str:
     for warning in dict.fromkeys(w for e in explanations for w in e.warnings):
         say(f"warning: {warning}")
     if o["format"] == "json":
-        import json
-
         docs = [e.to_dict() for e in explanations]
-        return json.dumps(docs[0] if len(docs) == 1 else docs, indent=1) + "\n"
+        return dumps(docs[0] if len(docs) == 1 else docs, indent=1) + "\n"
     return "\n".join(e.to_text() for e in explanations)

@@ -70,10 +70,26 @@ def run_object(values: RunValues) -> dict:
 
 
 def dumps(document: object, indent: int | None = 2) -> str:
-    """Strict JSON (no NaN), ASCII only: identifiers that are not UTF-8 come out as escapes."""
+    """Strict JSON, ASCII only (identifiers that are not UTF-8 come out as escapes): NaN and
+    the infinities, which JSON cannot spell, are null wherever they are (the one JSON rule of
+    --format json and jsonl, Result.to_json and explain)."""
     import json
 
-    return json.dumps(document, allow_nan=False, indent=indent)
+    try:
+        return json.dumps(document, allow_nan=False, indent=indent)
+    except ValueError:  # a NaN or an infinity somewhere (rare: looked for only then)
+        return json.dumps(_spellable(document), allow_nan=False, indent=indent)
+
+
+def _spellable(document: object) -> object:
+    """The document with every float JSON cannot spell made None."""
+    if isinstance(document, float):
+        return _finite(document)
+    if isinstance(document, dict):
+        return {key: _spellable(value) for key, value in document.items()}
+    if isinstance(document, (list, tuple)):
+        return [_spellable(value) for value in document]
+    return document
 
 
 def to_json(runs: list[RunValues], header: dict) -> str:
