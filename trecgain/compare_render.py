@@ -3,7 +3,13 @@ and latex (booktabs, best value bold, superscript letters as in ranx's reports).
 
 A run's letters say which runs it is significantly better than, by the chosen test's adjusted
 p-value at alpha; `*` marks a significant comparison.  Means print with 4 decimals, as the
-main command prints them."""
+main command prints them.
+
+Numbers that are not finite, one spelling per format: in JSON every one is null (nan and the
+infinities alike); in CSV nan is an empty cell and the infinities `inf` and `-inf` (Python's
+float() reads them back); in text, markdown and latex a statistic that is not computed (nan)
+is `-`, the infinities `+inf` and `-inf` (the t statistic and the effect size of a difference
+that is the same on every query), and a mean that is nan prints `nan`, as the main command's."""
 
 from __future__ import annotations
 
@@ -63,13 +69,17 @@ def _interval(ci: tuple[float, float]) -> str:
 
 
 def _json_number(v: object) -> object:
-    """nan is null in JSON, infinities the strings "inf" and "-inf"."""
-    if isinstance(v, float):
-        if math.isnan(v):
-            return None
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
+    """Every number that is not finite (nan, inf, -inf) is null in JSON."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
     return v
+
+
+def _left_out(c: Comparison, m: MeasureResult) -> str:
+    """The text section's word on queries its statistics leave out."""
+    if not m.left_out:
+        return ""
+    return f"  ({len(m.left_out)} of the {_queries(len(c.qids))} left out: a value is not a finite number)"
 
 
 def _tests(c: Comparison) -> list[str]:
@@ -175,8 +185,10 @@ def to_dict(c: Comparison) -> dict:
             "measure": m.key, "line": m.line, "scheme": m.scheme, "lower_is_better": m.lower_is_better,
             "means": {r.label: v for r, v in zip(c.runs, m.means)},
             "common_means": {r.label: v for r, v in zip(c.runs, m.common_means)},
-            "best": c.runs[m.best].label,
-            "better_than": {r.label: [c.runs[k].label for k in m.beats(i)] for i, r in enumerate(c.runs)},
+            "best": None if m.best is None else c.runs[m.best].label,
+            "better_than": ({r.label: [c.runs[k].label for k in m.beats(i)] for i, r in enumerate(c.runs)}
+                            if m.tested else None),
+            "left_out": list(m.left_out),
             "comparisons": comparisons})
     reversals = [{"measure": r.line, "schemes": list(r.schemes), "a": c.runs[r.a].label, "b": c.runs[r.b].label,
                   "means": {scheme: {c.runs[r.a].label: ma, c.runs[r.b].label: mb}
@@ -275,7 +287,7 @@ def to_text(c: Comparison) -> str:
     out += _table(header, body, set())
     out.append(f"letters: significantly better than the runs so labelled ({_how(c)})")
     for m in c.measures:
-        out += ["", m.key + ("  (lower is better)" if m.lower_is_better else "")]
+        out += ["", m.key + ("  (lower is better)" if m.lower_is_better else "") + _left_out(c, m)]
         h, b = _comparison_rows(c, m, tests)
         out += ["  " + line for line in _table(h, b, set(range(1, len(h) - 1)))]
         for pair in m.pairs:

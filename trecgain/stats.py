@@ -20,6 +20,12 @@ numbers do not depend on which other runs or measures are compared, and the same
 the same output.  Counting "as extreme as observed" allows for rounding (`_TOLERANCE` of the
 largest magnitude), as scipy's permutation_test does, so that a rearrangement equal to the
 observed one is never missed for a last-bit difference in the order of a sum.
+
+Large values (past 2^400, as --global-gains 1=1e300 gives) are first divided by a power of two
+(exact: the same numbers, only their exponents change), so that squares and sums never
+overflow; a result that is past floating point's range once scaled back (an interval's bound
+beyond 1.8e308) is nan, not computable, never an infinity.  numpy's floating point warnings
+are kept off standard error (numpy.errstate).
 """
 
 from __future__ import annotations
@@ -53,10 +59,53 @@ def _np():
     return np
 
 
+_LARGE = 2.0 ** 400  # past this, sums of the squares of the values could overflow
+
+
+def _exponent(values) -> int:
+    """The power of two the values are divided by before their squares or sums are taken:
+    0 unless their largest magnitude is past _LARGE (the division is then exact)."""
+    np = _np()
+    if values.size == 0:
+        return 0
+    largest = float(np.abs(values).max())
+    if not largest > _LARGE or math.isinf(largest):
+        return 0
+    return math.frexp(largest)[1]
+
+
+def _scaled(values, exponent: int):
+    """values / 2**exponent (exact)."""
+    np = _np()
+    return values if exponent == 0 else np.ldexp(values, -exponent)
+
+
+def _unscaled(value: float, exponent: int) -> float:
+    """value * 2**exponent; nan (not computable) when that is past floating point's range."""
+    if exponent == 0 or value == 0.0 or not math.isfinite(value):
+        return value
+    mantissa, e = math.frexp(value)
+    if e + exponent > 1024:
+        return math.nan
+    return math.ldexp(mantissa, e + exponent)
+
+
+def mean_difference(d: Sequence[float]) -> float:
+    """The mean of the differences d, without overflow in their sum (nan without values)."""
+    np = _np()
+    d = np.asarray(d, dtype=float)
+    if len(d) == 0:
+        return math.nan
+    e = _exponent(d)
+    with np.errstate(all="ignore"):
+        return _unscaled(float(_scaled(d, e).mean()), e)
+
+
 def paired_t(d: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float, float]:
     """Two-sided paired t-test of mean(d) = 0 and the t-based interval of the mean difference:
     (t, p, low, high).  n < 2: all nan.  Every difference 0: t 0, p 1, interval [0, 0]; the
-    same nonzero difference on every query: t = +-inf, p 0, interval [d, d] (scipy's limits)."""
+    same nonzero difference on every query: t = +-inf, p 0, interval [d, d] (scipy's limits).
+    An interval with a bound past floating point's range is (nan, nan): not computable."""
     np = _np()
     from scipy import stats
 
@@ -64,17 +113,27 @@ def paired_t(d: Sequence[float], confidence: float = 0.95) -> tuple[float, float
     n = len(d)
     if n < 2:
         return (math.nan,) * 4
-    mean = float(d.mean())
-    sd = float(d.std(ddof=1))
+    e = _exponent(d)
+    with np.errstate(all="ignore"):
+        mean, sd = _moments(_scaled(d, e))
     if sd == 0.0:
         if mean == 0.0:
             return 0.0, 1.0, 0.0, 0.0
-        return math.copysign(math.inf, mean), 0.0, mean, mean
+        value = _unscaled(mean, e)
+        return math.copysign(math.inf, mean), 0.0, value, value
     se = sd / math.sqrt(n)
     t = mean / se
     p = float(2.0 * stats.t.sf(abs(t), n - 1))
     q = float(stats.t.ppf((1.0 + confidence) / 2.0, n - 1))
-    return t, min(p, 1.0), mean - q * se, mean + q * se
+    low, high = _unscaled(mean - q * se, e), _unscaled(mean + q * se, e)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        low = high = math.nan  # past floating point's range: not computable
+    return t, min(p, 1.0), low, high
+
+
+def _moments(d) -> tuple[float, float]:
+    """The mean and the standard deviation (n - 1) of values whose squares do not overflow."""
+    return float(d.mean()), float(d.std(ddof=1))
 
 
 def effect_size(d: Sequence[float]) -> float:
@@ -84,7 +143,8 @@ def effect_size(d: Sequence[float]) -> float:
     d = np.asarray(d, dtype=float)
     if len(d) < 2:
         return math.nan
-    mean, sd = float(d.mean()), float(d.std(ddof=1))
+    with np.errstate(all="ignore"):
+        mean, sd = _moments(_scaled(d, _exponent(d)))
     if sd == 0.0:
         return math.nan if mean == 0.0 else math.copysign(math.inf, mean)
     return mean / sd
@@ -108,7 +168,9 @@ def wilcoxon(d: Sequence[float]) -> float:
         return math.nan
     if not np.any(d != 0.0):
         return 1.0
-    return float(stats.wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue)
+    with np.errstate(all="ignore"):
+        d = _scaled(d, _exponent(d))  # ranks only: the scale changes nothing
+        return float(stats.wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue)
 
 
 def _blocks(total: int, width: int):
@@ -129,11 +191,18 @@ def randomization(diffs: Sequence[Sequence[float]], permutations: int,
     Smyth 2010: never 0), the standard error sqrt(p (1 - p) / N)."""
     np = _np()
     vectors = [np.asarray(d, dtype=float) for d in diffs]
+    vectors = [_scaled(v, _exponent(v)) for v in vectors]  # sign flips do not see the scale
     if not vectors:
         return []
     n = len(vectors[0])
     if n == 0 or permutations < 1:
         return [(math.nan, math.nan)] * len(vectors)
+    with np.errstate(all="ignore"):
+        return _sign_flips(vectors, n, permutations, seed)
+
+
+def _sign_flips(vectors, n: int, permutations: int, seed: int) -> list[tuple[float, float]]:
+    np = _np()
     observed = [abs(float(v.sum())) for v in vectors]
     tolerance = [_TOLERANCE * float(np.abs(v).max()) for v in vectors]
     counts = [0] * len(vectors)
@@ -161,6 +230,15 @@ def bootstrap(diffs: Sequence[Sequence[float]], samples: int, seed: int,
     n = len(vectors[0])
     if n == 0 or samples < 1:
         return [(math.nan, math.nan)] * len(vectors)
+    exponents = [_exponent(v) for v in vectors]
+    vectors = [_scaled(v, e) for v, e in zip(vectors, exponents)]
+    with np.errstate(all="ignore"):
+        intervals = _resampled_means(vectors, n, samples, seed, confidence)
+    return [(_unscaled(low, e), _unscaled(high, e)) for (low, high), e in zip(intervals, exponents)]
+
+
+def _resampled_means(vectors, n: int, samples: int, seed: int, confidence: float) -> list[tuple[float, float]]:
+    np = _np()
     means = [np.empty(samples) for _ in vectors]
     rng = np.random.default_rng([seed, BOOTSTRAP])
     done = 0
@@ -184,6 +262,13 @@ def tukey_hsd(values, permutations: int, seed: int):
     out = np.full((m, m), math.nan)
     if n == 0 or m < 2 or permutations < 1:
         return out
+    x = _scaled(x, _exponent(x))  # the ranges' order does not see the scale
+    with np.errstate(all="ignore"):
+        return _tukey(x, n, m, permutations, seed, out)
+
+
+def _tukey(x, n: int, m: int, permutations: int, seed: int, out):
+    np = _np()
     means = x.mean(axis=0)
     observed = np.abs(means[:, None] - means[None, :])
     tolerance = _TOLERANCE * float(np.abs(x).max())
