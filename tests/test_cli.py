@@ -203,8 +203,8 @@ def test_help_explains_one_measure(measure, words):
 
 
 @pytest.mark.parametrize("measure, suggestion", [
-    ("Recall@1000", "did you mean R?"), ("mAP", "did you mean map"), ("MRR@10", "did you mean RR?"),
-    ("nDGC@10", "did you mean nDCG?"), ("ndgc", "did you mean ndcg")])
+    ("Recall@1000", "did you mean R@1000?"), ("mAP", "did you mean map"), ("MRR@10", "did you mean RR@10?"),
+    ("nDGC@10", "did you mean nDCG@10?"), ("ndgc", "did you mean ndcg")])
 def test_unknown_names_suggest_the_close_ones(measure, suggestion):
     out = run_cli(["-m", measure, *EXAMPLE])
     assert out.rc == 1 and out.stdout == b"" and suggestion in out.stderr

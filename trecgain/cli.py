@@ -29,7 +29,8 @@ def _integer(value: str | None, option: str, minimum: int | None = None) -> int 
 #: line after a newline).  Options left out (-D, -Z) are refused with a message.
 OPTION_HELP = {
     "per_query": ("", "also print each query's values"),
-    "measures": ("NAME[.PARAMS]", "measure to compute (repeatable; default: official)"),
+    "measures": ("NAME[.PARAMS]", "measure to compute (repeatable; default: official), as trec_eval\n"
+                 "spells it (ndcg_cut.10) or as ir_measures does (nDCG@10)"),
     "complete": ("", "average over every qrels query (missing ones score 0)"),
     "level": ("L", "grade >= L counts as relevant (default 1)"),
     "nosummary": ("", "no 'all' lines"),
@@ -46,7 +47,8 @@ OPTION_HELP = {
     "output_format": ("FORMAT", "trec (default: trec_eval's text), json, jsonl, csv, tsv or markdown"),
     "output": ("FILE", "write the results to FILE, atomically (- is standard output)"),
     "fail_under": ("NAME=VALUE", "exit status 3 when a run's 'all' value of NAME is below VALUE\n"
-                   "(repeatable; NAME as printed, ndcg_cut_10, or nDCG@10)"),
+                   "(repeatable; NAME a line as printed, ndcg_cut_10, or its\n"
+                   "ir_measures name, nDCG@10)"),
     "quiet": ("", "no notes or warnings on standard error (errors still)"),
     "global_gains": ("SPEC", "gains for every gain measure, ndcg_cut too: linear, exp, binary,\n"
                      "or level=gain,... (a measure's own gain string wins)"),
@@ -334,7 +336,7 @@ def _thresholds(specs: list[str], measures: list[str], compat: str, nosummary: b
 
     requests = parse_requests(measures, compat)  # a bad measure: an error (1), as it would be later
     try:
-        return thresholds(specs, requests)
+        return thresholds(specs, requests, measures)
     except TrecgainError as err:
         raise UsageError(str(err)) from None
 

@@ -312,14 +312,12 @@ def parse_requests(specs: list[str] | tuple[str, ...], compat: str = "10",
                    notes: list[str] | None = None) -> list[Request]:
     """Measure arguments (`ndcg_cut.10`, `ndcg.1=2`, `official`, `nDCG@10`) to requests in
     registry order.  A measure named twice keeps the first parameter list given, as trec_eval
-    does (said in `notes`, when given).  In compat 9, naming a measure 9.x lacks (dcg, rbp, ...)
-    means trec_eval 10.0 on float32 scores, nicknames included (`all_trec` is then 10.0's).
+    does (said in `notes`, when given).  Nicknames are the version's own (`all_trec` of compat 9
+    is 9.x's); a measure 9.x lacks (dcg, rbp, ...) named in compat 9 is trec_eval 10.0 on
+    float32 scores, and changes no other measure's lines (the core applies each measure's rules).
     """
     said: list[str] = []
     requests = _requests(specs, compat, NICKNAMES["9" if compat == "9" else "10"], said)
-    if compat == "9" and not all(r.measure.in_trec_eval_9 for r in requests):
-        said.clear()
-        requests = _requests(specs, compat, NICKNAMES["10"], said)
     if notes is not None:
         notes.extend(said)
     return requests
@@ -339,7 +337,7 @@ def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict,
         names = nicknames.get(name)
         if names is None:
             if name not in BY_NAME:
-                raise TrecgainError(_unknown(name))
+                raise TrecgainError(_unknown(spec))
             names = (name,)
         for n in names:
             measure = BY_NAME[n]
@@ -351,7 +349,7 @@ def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict,
                 if n not in chosen or chosen[n].text is None:
                     chosen[n] = Request(measure, params, text)
                 elif chosen[n].text != text:
-                    notes.append(_named_twice(spec, n, chosen[n].text, text))
+                    notes.append(named_twice(spec, n, chosen[n].text, text))
             elif n not in chosen:
                 chosen[n] = Request(measure, measure.default, None)
     rank = {m.name: i for i, m in enumerate(REGISTRY)}
@@ -361,10 +359,20 @@ def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict,
     return ordered
 
 
-def _named_twice(spec: str, name: str, first: str, then: str) -> str:
-    hint = f": give both in one list, -m {name}.{first},{then}" if BY_NAME[name].naming in ("cutoffs", "points") else ""
+def named_twice(spec: str, name: str, first: str, then: str) -> str:
+    """Why `-m spec` (measure `name`'s parameters `then`) is ignored after `-m name.first`."""
+    merged = one_list(name, first, then)
+    hint = f": give both in one list, -m {merged}" if merged else ""
     return (f"-m {spec} is ignored: a measure named twice keeps its first parameters, as trec_eval does "
             f"({name}.{first}){hint}")
+
+
+def one_list(name: str, first: str, then: str) -> str | None:
+    """The one request `name.first,then` that prints the lines of both parameter lists, for a
+    measure with a line per cutoff or point (None for the others: a gain string is one line)."""
+    if BY_NAME[name].naming not in ("cutoffs", "points"):
+        return None
+    return f"{name}.{first},{then}"
 
 
 def _ir_request(parsed: "names_module.IrMeasure", compat: str) -> Request:
@@ -377,14 +385,72 @@ def _ir_request(parsed: "names_module.IrMeasure", compat: str) -> Request:
                    label=parsed.text)
 
 
-def _unknown(name: str) -> str:
+def _unknown(spec: str) -> str:
+    """The error for a name that is no measure: refused, or with its likeliest spelling."""
+    name = spec.partition(".")[0]
     if name in REFUSED_SETS or name in REFUSED:
         what = REFUSED_SETS.get(name) or REFUSED[name]
         return f"'{name}' needs {what}, which trecgain does not read (it reads qrels and trec_results)"
-    known = list(BY_NAME) + list(NICKNAMES["10"])
-    close = names_module.close_matches(name, known)
-    hint = f"; did you mean {' or '.join(close)}?" if close else "; trecgain -h lists the measures"
-    return f"unknown measure '{name}'{hint}"
+    return f"unknown measure '{spec}'" + names_module.did_you_mean(suggestions(spec), "; trecgain -h lists the measures")
+
+
+def request_for_line(line: str, compat: str = "10") -> str | None:
+    """The `-m` argument that prints a line named `line` (`ndcg_cut_10` -> ndcg_cut.10,
+    `iprec_at_recall_0.10` -> iprec_at_recall.0.10, `nDCG@10` as it is), or None."""
+    is_ir = names_module.is_ir_measures_name(line) and line not in BY_NAME
+    candidates = [line] if is_ir else []
+    for m in sorted(REGISTRY, key=lambda m: -len(m.name)):
+        if line == m.name:
+            candidates.append(line)
+        elif line.startswith(m.name + "_"):
+            candidates.append(f"{m.name}.{line[len(m.name) + 1:]}")
+    for candidate in candidates:
+        try:
+            requests = parse_requests([candidate], compat)
+        except TrecgainError:
+            continue
+        if any(line in r.lines for r in requests):
+            return candidate
+    return None
+
+
+def suggestions(spec: str) -> list[str]:
+    """What an unknown `-m` argument most likely meant, spelled exactly: the request that
+    prints a line of that name (`P_10` -> P.10), the name in its own case (`MAP` -> map), an
+    alias (`mrr` -> recip_rank, `MRR@10` -> RR@10), `ndcg_10` -> ndcg_cut.10; else close
+    names (up to three)."""
+    if names_module.is_ir_measures_name(spec) and spec not in BY_NAME:
+        return names_module.suggestions(spec)
+    request = request_for_line(spec)
+    if request is not None:
+        return [request]
+    name, dot, text = spec.partition(".")
+    known = [*BY_NAME, *NICKNAMES["10"]]
+    same = [k for k in known if k.lower() == name.lower()]
+    if not same and not dot:
+        same = [k for k in names_module.canonical() if k.lower() == name.lower()]
+    if not same and name.lower() in names_module.ALIASES:
+        with_cutoff, without, _ = names_module.MEASURES[names_module.ALIASES[name.lower()]]
+        same = [without or with_cutoff]
+    if len(same) == 1:
+        return [_spelled(same[0], dot, text)]
+    base, _, number = name.rpartition("_")
+    if f"{base}_cut" in BY_NAME and not dot and _parses(f"{base}_cut.{number}"):  # ndcg_10: nDCG at 10
+        return [f"{base}_cut.{number}"]
+    return [_spelled(k, dot, text) for k in names_module.close_matches(name, known)]
+
+
+def _spelled(name: str, dot: str, text: str) -> str:
+    """`name.text` when that parses, else the name alone."""
+    return f"{name}{dot}{text}" if dot and _parses(f"{name}{dot}{text}") else name
+
+
+def _parses(spec: str) -> bool:
+    try:
+        parse_requests([spec])
+    except TrecgainError:
+        return False
+    return True
 
 
 def describe(name: str) -> str:
@@ -397,7 +463,7 @@ def describe(name: str) -> str:
         if names_module.is_ir_measures_name(name):
             parsed = names_module.parse(name)
             return f"{name}: trecgain's {parsed.measure}\n" + describe(parsed.measure)
-        raise TrecgainError(_unknown(base))
+        raise TrecgainError(_unknown(name))
     lines = [f"{measure.name}", f"    {measure.help}"]
     default = measure.default
     if default.cutoffs or default.numbers:

@@ -40,7 +40,8 @@ MEASURES: dict[str, tuple[str | None, str | None, set[str]]] = {
 }
 #: Names users reach for, with the ir_measures name they mean.
 ALIASES = {"map": "AP", "mrr": "RR", "recall": "R", "precision": "P", "ndcg_cut": "nDCG", "success": "Success",
-           "judged": "Judged", "bpref": "Bpref", "iprec": "IPrec", "rbp": "RBP", "dcg_cut": "DCG"}
+           "judged": "Judged", "bpref": "Bpref", "iprec": "IPrec", "rbp": "RBP", "dcg_cut": "DCG",
+           "recip_rank": "RR", "map_cut": "AP", "err_cut": "ERR", "iprec_at_recall": "IPrec"}
 MEASURES["ndcg"] = MEASURES["nDCG"]
 MEASURES["err"] = MEASURES["ERR"]
 
@@ -64,6 +65,43 @@ def close_matches(name: str, known: list[str], n: int = 3) -> list[str]:
     return [by_lower[f] for f in found]
 
 
+def canonical() -> list[str]:
+    """The ir_measures names as ir_measures spells them (not the lower-case `ndcg`, `err`)."""
+    return [k for k in MEASURES if k not in ("ndcg", "err")]
+
+
+def suggestions(text: str) -> list[str]:
+    """What an unknown ir_measures-style name most likely meant, spelled in full when that
+    parses: the name in its own case (`NDCG@10` -> nDCG@10), an alias (`MRR@10` -> RR@10,
+    `map@100` -> AP@100); else close names (up to three)."""
+    import re
+
+    match = re.fullmatch(_FORM, text)
+    if not match:
+        return []
+    name = match["name"]
+    known = canonical()
+    same = [k for k in known if k.lower() == name.lower()]
+    if not same and name.lower() in ALIASES:
+        same = [ALIASES[name.lower()]]
+    close = same if len(same) == 1 else close_matches(name, known)
+    return [_spelled(k + text[len(name):], k) for k in close]
+
+
+def _spelled(text: str, name: str) -> str:
+    """`text` when it parses, else the bare `name` (Bpref@10: Bpref takes no cutoff)."""
+    try:
+        parse(text)
+    except TrecgainError:
+        return name
+    return text
+
+
+def did_you_mean(close: list[str], otherwise: str) -> str:
+    """`; did you mean A or B?` for an error message, or `otherwise` when nothing is close."""
+    return f"; did you mean {' or '.join(close)}?" if close else otherwise
+
+
 def is_ir_measures_name(text: str) -> bool:
     """`nDCG@10`, `AP(rel=2)`, `NumQ`: a name with a cutoff or parameters, or an ir_measures name."""
     return "@" in text or "(" in text or text in MEASURES
@@ -78,10 +116,8 @@ def parse(text: str) -> IrMeasure:
         raise TrecgainError(f"measure '{text}': expected Name(param=value, ...)@cutoff, e.g. nDCG@10")
     name, at = match["name"], match["cutoff"]
     if name not in MEASURES:
-        known = [k for k in MEASURES if k not in ("ndcg", "err")]
-        close = [ALIASES[name.lower()]] if name.lower() in ALIASES else close_matches(name, known)
-        hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(known)}"
-        raise TrecgainError(f"unknown measure '{name}' in '{text}'{hint}")
+        otherwise = f"; known: {', '.join(canonical())}"
+        raise TrecgainError(f"unknown measure '{name}' in '{text}'{did_you_mean(suggestions(text), otherwise)}")
     with_cutoff, without, allowed = MEASURES[name]
     params = _literals(match["params"] or "", text)
     for key in params:
@@ -96,13 +132,13 @@ def parse(text: str) -> IrMeasure:
     cutoff = params.get("cutoff", at)
     if name == "IPrec":  # IPrec@0.5: the number is a recall point
         return _iprec(text, params.get("recall", cutoff), params)
+    if cutoff is not None and with_cutoff is None:
+        raise TrecgainError(f"measure '{text}' takes no cutoff: {name}")
     measure = with_cutoff if cutoff is not None else without
     if measure is None:
         raise TrecgainError(f"measure '{text}' needs a cutoff, e.g. {name}@10")
     if cutoff is not None:
         cutoff = _cutoff(cutoff, text)
-        if with_cutoff is None:
-            raise TrecgainError(f"measure '{text}' takes no cutoff")
     numbers: tuple[float, ...] = ()
     if name == "SetP" and _flag(params.get("relative", False), "relative", text):
         measure = "set_relative_P"

@@ -9,6 +9,12 @@ import math
 from .errors import TrecgainError
 from .record import Record
 
+TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    from .measures import Request
+
 
 class Threshold(Record):
     """One threshold: the name as given, the `all` line it names, its value as given and as a number."""
@@ -30,54 +36,106 @@ def parse(spec: str) -> tuple[str, str, float]:
     return name, text, number
 
 
-def thresholds(specs: list[str], requests: list) -> list[Threshold]:
-    """Each NAME=VALUE matched to an `all` line of the requests (measures.parse_requests)."""
+def thresholds(specs: list[str], requests: Sequence[Request], given: Sequence[str] = ()) -> list[Threshold]:
+    """Each NAME=VALUE matched to an `all` line of the requests (measures.parse_requests of
+    the `-m` arguments `given`)."""
     lines = {name: r.measure.value for r in requests for name in r.lines if r.measure.summary != "none"}
     out = []
     for spec in specs:
         name, text, number = parse(spec)
-        line = printed_line(name, lines)
+        line = printed_line(name, lines, requests, given)
         if lines[line] == "tag":
             raise TrecgainError(f"--fail-under {spec}: {line} is the run tag, not a number")
         out.append(Threshold(name, line, text, number))
     return out
 
 
-def printed_line(name: str, lines: dict[str, str] | list[str]) -> str:
+def printed_line(name: str, lines: Sequence[str] | dict[str, str], requests: Sequence[Request] = (),
+                 given: Sequence[str] = ()) -> str:
     """The line of `lines` that `name` names: itself, or the same trec_eval line under its
     other name (nDCG@10 for ndcg_cut_10, and the other way round)."""
+    line = _same_line(name, lines)
+    if line is None:
+        raise TrecgainError(f"--fail-under {name}: no 'all' line of that name is printed; "
+                            f"{which_measure(name, requests, given)}")
+    return line
+
+
+def _same_line(name: str, lines: Sequence[str] | dict[str, str]) -> str | None:
     if name in lines:
         return name
     from .names import trec_line_name
 
     wanted = trec_line_name(name)
-    for line in lines:
-        if wanted == trec_line_name(line):
-            return line
-    raise TrecgainError(f"--fail-under {name}: no 'all' line of that name is printed; {which_measure(name)}")
+    return next((line for line in lines if wanted == trec_line_name(line)), None)
 
 
-def which_measure(name: str) -> str:
-    """Which -m prints an `all` line `name`, said for an error."""
-    from .measures import BY_NAME, REGISTRY, parse_requests
+def which_measure(name: str, requests: Sequence[Request] = (), given: Sequence[str] = ()) -> str:
+    """Which -m prints an `all` line `name`, said for an error: with `requests` and the `-m`
+    arguments `given`, a second parameter list for a measure already named (ignored, as by
+    trec_eval) is not the answer: the one list is."""
+    from .measures import request_for_line
+
+    meant = _printed_name(name)
+    if meant is not None:
+        printed = [line for r in requests for line in r.lines]
+        where = "" if _same_line(meant, printed) else f"; {which_measure(meant, requests, given)}"
+        return f"did you mean {meant}? (--fail-under names a printed line, or its ir_measures name){where}"
+    candidate = request_for_line(name)
+    if candidate is None:
+        return "no measure prints a line of that name (trecgain -h lists them)"
+    from .measures import parse_requests
+
+    measure = parse_requests([candidate])[0].measure
+    if measure.summary == "none":
+        return f"{measure.name} has no 'all' line"
+    first = next((r for r in requests if r.measure is measure and r.text is not None and not r.label), None)
+    if first is None or "." not in candidate:
+        return f"-m {candidate} would print it"
+    return _named_before(name, candidate, first, given)
+
+
+def _named_before(name: str, candidate: str, first: Request, given: Sequence[str]) -> str:
+    """`-m candidate` would print line `name`, but its measure is named already with other
+    parameters (`first`, a Request): the second list is ignored, as trec_eval ignores it."""
+    from .measures import named_twice, one_list, parse_requests
+
+    measure, then = first.measure.name, candidate.partition(".")[2]
+    for spec in given:
+        if spec.partition(".")[0] == measure and "." in spec:
+            try:
+                ignored = any(name in r.lines for r in parse_requests([spec]))
+            except TrecgainError:
+                continue
+            if ignored:
+                return named_twice(spec, measure, first.text, spec.partition(".")[2])
+    merged = one_list(measure, first.text, then)
+    rule = "a measure named twice keeps its first parameters, as trec_eval does"
+    if merged is None:
+        return f"-m {candidate} in place of -m {measure}.{first.text} would print it ({rule})"
+    return f"-m {merged} would print it (-m {candidate} besides -m {measure}.{first.text} would be ignored: {rule})"
+
+
+def _printed_name(name: str) -> str | None:
+    """The printed line `name` most likely means when it is no line's name: the line of a
+    request spelling (`ndcg_cut.10` -> ndcg_cut_10), of the name in its own case or an alias
+    (`MAP` -> map), or the ir_measures spelling (`MRR@10` -> RR@10)."""
+    from .measures import BY_NAME, parse_requests, suggestions
     from .names import is_ir_measures_name
 
-    candidates = [name] if is_ir_measures_name(name) and name not in BY_NAME else []
-    for m in sorted(REGISTRY, key=lambda m: -len(m.name)):
-        if name == m.name:
-            candidates.append(name)
-        elif name.startswith(m.name + "_"):
-            candidates.append(f"{m.name}.{name[len(m.name) + 1:]}")
-    for candidate in candidates:
+    try:
+        lines = [line for r in parse_requests([name]) for line in r.lines]
+    except TrecgainError:
+        close = suggestions(name)
+        if len(close) != 1:
+            return None
+        if is_ir_measures_name(close[0]) and close[0] not in BY_NAME:
+            return close[0]
         try:
-            requests = parse_requests([candidate])
+            lines = [line for r in parse_requests(close) for line in r.lines]
         except TrecgainError:
-            continue
-        if any(name in r.lines for r in requests):
-            if requests[0].measure.summary == "none":
-                return f"{requests[0].measure.name} has no 'all' line"
-            return f"-m {candidate} would print it"
-    return "no measure prints a line of that name (trecgain -h lists them)"
+            return None
+    return lines[0] if len(lines) == 1 and lines[0] != name else None
 
 
 def misses(thresholds: list[Threshold], aggregate: dict[str, float | int | str]) -> list[str]:
