@@ -170,12 +170,12 @@ def test_csv_and_tsv_rows_are_the_trec_lines(other_run, form, delimiter):
     out = run_cli(["--format", form, *args])
     assert out.rc == 0
     table = list(csv.reader(io.StringIO(out.stdout.decode()), delimiter=delimiter))
-    assert table[0] == ["run", "query", "measure", "value"]
+    assert table[0] == ["run", "query", "measure", "value", "summary"]
     assert len(table) - 1 == len(text)
     runs = [r[0] for r in table[1:]]
     assert runs == sorted(runs, key=[RUN, other_run].index) and set(runs) == {RUN, other_run}
-    for (run, query, measure, value), (name, qid, printed) in zip(table[1:], text):
-        assert (measure, query) == (name, qid)
+    for (run, query, measure, value, summary), (name, qid, printed) in zip(table[1:], text):
+        assert (measure, query, summary) == (name, qid, "true" if qid == "all" else "false")
         assert same_text(printed, value), (measure, query, value, printed)
 
 
@@ -191,15 +191,15 @@ def test_jsonl_rows_are_the_csv_rows():
     args = ["-q", *MEASURES, *EXAMPLE]
     rows = [json.loads(line) for line in run_cli(["--format", "jsonl", *args]).stdout.splitlines()]
     table = list(csv.DictReader(io.StringIO(run_cli(["--format", "csv", *args]).stdout.decode())))
-    assert [list(r) for r in rows] == [["run", "query", "measure", "value"]] * len(rows)
-    assert [{k: str(v) for k, v in r.items()} for r in rows] == table
+    assert [list(r) for r in rows] == [["run", "query", "measure", "value", "summary"]] * len(rows)
+    assert [{k: json.dumps(v) if isinstance(v, bool) else str(v) for k, v in r.items()} for r in rows] == table
     assert rows[-1]["query"] == "all"
 
 
 def test_long_dataframe_is_the_rows_and_wide_keeps_its_default():
     res = Evaluator(QRELS, measures=["map", "ndcg", "runid"]).evaluate(RUN)
     long = res.to_dataframe(form="long", summary=True)
-    assert list(long.columns) == ["run", "query", "measure", "value"]
+    assert list(long.columns) == ["run", "query", "measure", "value", "summary"]
     rows = [json.loads(line) for line in
             run_cli(["--format", "jsonl", "-q", "-m", "map", "-m", "ndcg", "-m", "runid", *EXAMPLE]).stdout.splitlines()]
     assert long.to_dict("records") == rows
@@ -209,6 +209,50 @@ def test_long_dataframe_is_the_rows_and_wide_keeps_its_default():
     assert res.to_dataframe(summary=True).loc["all", "map"] == res.aggregate["map"]
     with pytest.raises(TrecgainError, match="form must be one of"):
         res.to_dataframe(form="tall")
+
+
+@pytest.fixture
+def all_query(tmp_path: Path) -> list[str]:
+    """Qrels and a run with a query named `all`, beside query 1 (printed before it)."""
+    (tmp_path / "qrels").write_bytes(b"all 0 a 1\nall 0 b 0\nall 0 c 2\n1 0 a 2\n1 0 b 1\n")
+    (tmp_path / "run").write_bytes(b"all Q0 a 1 2 t\nall Q0 b 2 1 t\n1 Q0 b 1 2 t\n1 Q0 a 2 1 t\n")
+    return [str(tmp_path / "qrels"), str(tmp_path / "run")]
+
+
+_FLAG = {True: True, False: False, "true": True, "false": False}  # JSON's and CSV's spellings, nothing else
+
+
+def _table_rows(form: str, stdout: bytes) -> list[dict]:
+    if form == "jsonl":
+        return [json.loads(line) for line in stdout.splitlines()]
+    return list(csv.DictReader(io.StringIO(stdout.decode()), delimiter="," if form == "csv" else "\t"))
+
+
+@pytest.mark.parametrize("form", ["csv", "tsv", "jsonl"])
+def test_rows_say_whether_they_are_the_summary(all_query, form):
+    """A query named `all` has the summary's query field: the summary field tells them apart.
+    The expectation: the trec text's `all` lines alone (no -q), and its per-query lines
+    alone (-q -n)."""
+    args = ["-Q", "-m", "map", "-m", "P.5", "-m", "runid", *all_query]
+    summary = [(name, qid) for name, qid, _ in trec_lines(run_cli(args).stdout)]
+    per_query = [(name, qid) for name, qid, _ in trec_lines(run_cli(["-q", "-n", *args]).stdout)]
+    assert ("map", "all") in summary and ("map", "all") in per_query  # the same two fields
+    rows = _table_rows(form, run_cli(["--format", form, "-q", *args]).stdout)
+    assert [(r["measure"], r["query"]) for r in rows if _FLAG[r["summary"]]] == summary
+    assert [(r["measure"], r["query"]) for r in rows if not _FLAG[r["summary"]]] == per_query
+    rows = _table_rows(form, run_cli(["--format", form, "-q", "-n", *args]).stdout)
+    assert [(r["measure"], r["query"]) for r in rows] == per_query and not any(_FLAG[r["summary"]] for r in rows)
+
+
+def test_long_dataframe_says_which_rows_are_the_summary(all_query):
+    long = Evaluator(all_query[0], measures=["map", "P.5"]).evaluate(all_query[1]).to_dataframe(form="long",
+                                                                                                 summary=True)
+    args = ["-Q", "-m", "map", "-m", "P.5", *all_query]
+    summary = [(name, qid) for name, qid, _ in trec_lines(run_cli(args).stdout)]
+    per_query = [(name, qid) for name, qid, _ in trec_lines(run_cli(["-q", "-n", *args]).stdout)]
+    assert long["summary"].dtype == bool
+    assert list(zip(long[long["summary"]]["measure"], long[long["summary"]]["query"])) == summary
+    assert list(zip(long[~long["summary"]]["measure"], long[~long["summary"]]["query"])) == per_query
 
 
 # ---------------------------------------------------------------- markdown
@@ -438,7 +482,7 @@ def test_output_into_a_missing_directory_is_an_error(tmp_path):
 def test_output_in_a_real_process(tmp_path):
     target = tmp_path / "out.csv"
     out = run_process(["-o", str(target), "--format", "csv", "-m", "map", *EXAMPLE])
-    assert out.rc == 0 and out.stdout == b"" and target.read_text().startswith("run,query,measure,value\n")
+    assert out.rc == 0 and out.stdout == b"" and target.read_text().startswith("run,query,measure,value,summary\n")
     assert _leftovers(tmp_path) == []
 
 

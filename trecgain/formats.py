@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from typing import Iterator
 
 FORMATS = ("trec", "json", "jsonl", "csv", "tsv", "markdown")
-ROW_FIELDS = ("run", "query", "measure", "value")
+#: A row's fields; `summary` tells the `all` lines from those of a query named `all`.
+ROW_FIELDS = ("run", "query", "measure", "value", "summary")
 
 
 class RunValues(Record):
@@ -43,14 +44,15 @@ def run_name(values: RunValues) -> str:
     return values.file if values.file is not None else values.runid
 
 
-def rows(values: RunValues) -> Iterator[tuple[str, str, str, object]]:
-    """(run, query, measure, value) in the trec text's order: per-query lines, then `all`."""
+def rows(values: RunValues) -> Iterator[tuple[str, str, str, object, bool]]:
+    """(run, query, measure, value, summary) in the trec text's order: per-query lines
+    (summary False), then the `all` lines (query `all`, summary True)."""
     run = run_name(values)
     for qid, line_values in values.per_query or ():
         for name, value in line_values.items():
-            yield run, qid, name, value
+            yield run, qid, name, value, False
     for name, value in (values.aggregate or {}).items():
-        yield run, "all", name, value
+        yield run, "all", name, value, True
 
 
 def _finite(value: object) -> object:
@@ -98,9 +100,9 @@ def to_json(runs: list[RunValues], header: dict) -> str:
 
 
 def to_jsonl(runs: list[RunValues]) -> str:
-    """One JSON object per (run, query, measure, value)."""
-    return "".join(dumps(dict(zip(ROW_FIELDS, (run, query, name, _finite(value)))), None) + "\n"
-                   for r in runs for run, query, name, value in rows(r))
+    """One JSON object per (run, query, measure, value, summary)."""
+    return "".join(dumps(dict(zip(ROW_FIELDS, (run, query, name, _finite(value), summary))), None) + "\n"
+                   for r in runs for run, query, name, value, summary in rows(r))
 
 
 def _field(value: object) -> object:
@@ -109,7 +111,8 @@ def _field(value: object) -> object:
 
 
 def to_delimited(runs: list[RunValues], delimiter: str = ",") -> str:
-    """CSV (or TSV with a tab): a header line, then one row per (run, query, measure, value)."""
+    """CSV (or TSV with a tab): a header line, then one row per (run, query, measure, value,
+    summary), summary spelled true or false as in JSON."""
     import csv
     import io
 
@@ -117,7 +120,8 @@ def to_delimited(runs: list[RunValues], delimiter: str = ",") -> str:
     writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
     writer.writerow(ROW_FIELDS)
     for r in runs:
-        writer.writerows((run, query, name, _field(value)) for run, query, name, value in rows(r))
+        writer.writerows((run, query, name, _field(value), "true" if summary else "false")
+                         for run, query, name, value, summary in rows(r))
     return out.getvalue()
 
 
