@@ -561,3 +561,315 @@ def test_plot_of_the_design_notes(tmp_path):
                          permutations=10, bootstrap=0)
     c.plot(str(path))
     assert path.stat().st_size > 10000
+
+
+# ---------------------------------------------------------------- robustness (issue 23)
+
+
+# Rndcg.1=0 gives grade 1 no gain: a query whose only relevant documents have grade 1 has an
+# ideal of 0 and scores 0/0, nan (trecgain -m Rndcg.1=0 prints -nan there).  Queries 1 and 3
+# are such queries; on 2 and 4 run a ranks the grade-2 document first, run b does not.
+NAN_QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 e1 2\n2 0 e2 1\n3 0 f1 1\n4 0 g1 2\n4 0 g2 0\n"
+NAN_A = "1 Q0 d1 1 3 a\n1 Q0 d2 2 2 a\n2 Q0 e1 1 3 a\n2 Q0 e2 2 2 a\n3 Q0 f1 1 1 a\n4 Q0 g1 1 1 a\n4 Q0 g2 2 0 a\n"
+NAN_B = "1 Q0 d2 1 3 b\n1 Q0 d1 2 2 b\n2 Q0 e2 1 3 b\n2 Q0 x 2 2 b\n3 Q0 x 1 1 b\n4 Q0 g2 1 1 b\n4 Q0 g1 2 0 b\n"
+ALL_NAN_QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 e1 1\n2 0 e2 0\n3 0 f1 1\n"  # grade 1 only: every query 0/0
+
+
+@pytest.fixture
+def nan_files(tmp_path):
+    files = {}
+    for name, text in (("qrels", NAN_QRELS), ("all_nan", ALL_NAN_QRELS), ("a", NAN_A), ("b", NAN_B)):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text(text)
+    return {k: str(v) for k, v in files.items()}
+
+
+def test_nan_differences_are_left_out_of_the_statistics(nan_files):
+    f = nan_files
+    values = {run: Evaluator(f["qrels"], measures=["Rndcg.1=0"]).evaluate(f[run]).per_query for run in "ab"}
+    assert all(math.isnan(values[r][q]["Rndcg_1=0"]) for r in "ab" for q in "13")  # the premise: 0/0 on 1, 3
+    kept = ["2", "4"]
+    d = np.array([values["b"][q]["Rndcg_1=0"] - values["a"][q]["Rndcg_1=0"] for q in kept])
+    assert np.all(np.isfinite(d)) and np.all(d < 0)
+    c = trecgain.compare(f["qrels"], [f["a"], f["b"]], measures=["Rndcg.1=0"], permutations=300, bootstrap=300)
+    pair = c.measures[0].pairs[0]
+    assert pair.n == 2 and (pair.wins, pair.ties, pair.losses) == (0, 0, 2)
+    assert pair.diff == pytest.approx(d.mean(), abs=1e-15)
+    assert pair.p["randomization"] == stats.randomization([d], 300, DEFAULT_SEED)[0][0]
+    assert pair.ci_bootstrap == pytest.approx(stats.bootstrap([d], 300, DEFAULT_SEED)[0], abs=1e-15)
+    assert not any(math.isnan(v) for v in (pair.diff, pair.p["t"], pair.p["randomization"]))
+    [note] = [n for n in c.notes if "Rndcg_1=0" in n]
+    assert "2 of the 4 queries" in note and "1, 3" in note
+    assert [row[0] for row in c.measures[0].values][1] == values["a"]["2"]["Rndcg_1=0"]  # values: every query
+
+
+def test_a_measure_without_a_finite_difference_has_no_test_marker_or_ranking(nan_files):
+    f = nan_files
+    out = run_cli(["compare", "-m", "Rndcg.1=0", "-m", "map", "--permutations", "300", "--bootstrap", "300",
+                   f["all_nan"], f["a"], f["b"]])
+    assert out.rc == 0
+    text = out.stdout.decode()
+    section = text.split("\nRndcg_1=0  (3 of the 3 queries left out: a value is not a finite number)\n")[1]
+    section = section.split("\n\n")[0]
+    assert "*" not in section and "1.0e-04" not in section and "0/0/0" in section  # no p, no marker, nothing counted
+    table = text.split("letters:")[0].splitlines()
+    assert table[-2].split()[:4] == ["a", "a", "1.0000", "nan"] and len(table[-2].split()) == 4  # no letter
+    assert any(line.startswith("trecgain: note: Rndcg_1=0") and "3 of the 3 queries" in line
+               for line in out.stderr.splitlines())
+    data = json.loads(run_cli(["compare", "-f", "json", "-m", "Rndcg.1=0", "--permutations", "300", f["all_nan"],
+                               f["a"], f["b"]]).stdout)
+    [m] = data["measures"]
+    [pair] = m["comparisons"]
+    assert pair["p"] == {"t": None, "randomization": None} and pair["p_adjusted"] == {"t": None, "randomization": None}
+    assert pair["significant"] is False and pair["better"] is None and pair["queries"] == 0
+    assert m["better_than"] is None and m["best"] is None
+    assert (pair["wins"], pair["ties"], pair["losses"]) == (0, 0, 0)
+
+
+def test_library_nan_measure_has_no_winner(nan_files):
+    f = nan_files
+    c = trecgain.compare(f["all_nan"], [f["a"], f["b"]], measures=["Rndcg.1=0"], all_pairs=True, permutations=300,
+                         bootstrap=0)
+    m = c.measures[0]
+    assert m.best is None and m.beats(0) == [] and m.beats(1) == []
+    assert all(math.isnan(v) for v in m.pairs[0].p.values())
+
+
+@pytest.fixture
+def constant_difference():
+    """b - a is 1 on both queries: the t statistic and the effect size are infinite."""
+    qrels = {"1": {"d1": 1}, "2": {"d1": 1}}
+    a = {"1": {"z": 2.0, "d1": 1.0}, "2": {"z": 2.0, "d1": 1.0}}
+    b = {"1": {"d1": 2.0, "z": 1.0}, "2": {"d1": 2.0, "z": 1.0}}
+    return trecgain.compare(qrels, [a, b], measures=["P.1"], permutations=50, bootstrap=50)
+
+
+def test_json_non_finite_numbers_are_null(constant_difference):
+    pair = constant_difference.measures[0].pairs[0]
+    assert pair.t == math.inf and pair.effect == math.inf  # the premise
+    data = json.loads(constant_difference.to_json())
+    [comparison] = data["measures"][0]["comparisons"]
+    assert comparison["t"] is None and comparison["effect_size"] is None
+
+    def strings(v):
+        if isinstance(v, dict):
+            return [s for x in v.values() for s in strings(x)]
+        if isinstance(v, list):
+            return [s for x in v for s in strings(x)]
+        return [v] if isinstance(v, str) else []
+
+    assert not {"inf", "-inf", "nan", "+inf"} & set(strings(data))
+
+
+def test_csv_and_text_spell_infinities_one_way(constant_difference):
+    row = next(csv.DictReader(io.StringIO(constant_difference.to_csv())))
+    assert row["t"] == "inf" and row["effect_size"] == "inf" and float(row["t"]) == math.inf
+    text = constant_difference.to_text()
+    assert "+inf" in text and "inf " not in text.replace("+inf", "")
+
+
+def test_overflowing_squares_give_the_real_interval_and_no_warning():
+    """Values near 1e300 (--global-gains 1=1e300,2=-1e300): squaring the differences overflows;
+    the interval is the scaled computation's, never [-inf, inf], and numpy says nothing."""
+    args = ["compare", "-f", "json", "--global-gains", "1=1e300,2=-1e300", "--exact-ideal", "-m", "dcg",
+            "--permutations", "200", "--bootstrap", "200", QRELS, *RUNS]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning fails the test, wherever it comes from
+        out = run_cli(args)
+    assert out.rc == 0 and "Warning" not in out.stderr
+    data = json.loads(out.stdout)
+    c = trecgain.compare(QRELS, RUNS[:2], measures=["dcg"], global_gains="1=1e300,2=-1e300", exact_ideal=True,
+                         permutations=10, bootstrap=0)
+    d = np.array([row[1] - row[0] for row in c.measures[0].values]) / 1e299  # by hand, scaled
+    mean, sd = d.mean(), d.std(ddof=1)
+    half = sps.t.ppf(0.975, len(d) - 1) * sd / math.sqrt(len(d))
+    first = data["measures"][0]["comparisons"][0]
+    assert first["ci_t"] == pytest.approx([(mean - half) * 1e299, (mean + half) * 1e299], rel=1e-9)
+    assert first["t"] == pytest.approx(mean / (sd / math.sqrt(len(d))), rel=1e-9) and first["t"] != 0.0
+    assert first["effect_size"] == pytest.approx(mean / sd, rel=1e-9)
+
+
+def test_a_statistic_past_floats_range_is_not_computable():
+    import warnings
+
+    d = [8e307, -8e307, 8e307]  # the t interval's upper bound is past 1.8e308
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t, p, low, high = stats.paired_t(d)
+        [(rand, _)] = stats.randomization([d], 100, 1)
+        [(blow, bhigh)] = stats.bootstrap([d], 100, 1)
+        effect = stats.effect_size(d)
+    assert math.isnan(low) and math.isnan(high)  # not computable: never an interval of infinities
+    scaled = np.array(d) / 1e307
+    assert t == pytest.approx(sps.ttest_rel(scaled, np.zeros(3)).statistic, rel=1e-12)
+    assert effect == pytest.approx(scaled.mean() / scaled.std(ddof=1), rel=1e-12)
+    assert 0 < rand <= 1 and math.isfinite(blow) and math.isfinite(bhigh)
+
+
+@pytest.fixture(scope="module")
+def small():
+    return trecgain.compare(str(EXAMPLE / "qrels.txt"), [str(EXAMPLE / "run.txt")] * 2, measures=["map", "P.5"],
+                            permutations=10, bootstrap=0)
+
+
+def test_measure_unknown_is_a_trecgain_error(small):
+    with pytest.raises(TrecgainError, match="no measure 'nope'.*map, P_5"):
+        small.measure("nope")
+    assert small.measure("P_5").line == "P_5"
+
+
+@pytest.mark.parametrize("path, says", [(None, "a file name"), (7, "a file name"), (b"x.png", "a file name"),
+                                        ("x.gif", "ending in .png, .svg or .pdf")])
+def test_plot_path_must_be_a_file_name(small, path, says):
+    with pytest.raises(TrecgainError, match=says):
+        small.plot(path)
+
+
+def test_plot_refuses_a_directory(small, tmp_path):
+    folder = tmp_path / "figures.png"
+    folder.mkdir()
+    for path in (str(tmp_path) + "/", str(folder), str(folder) + "/"):
+        with pytest.raises(TrecgainError, match="directory") as err:
+            small.plot(path)
+        assert "\n" not in str(err.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figures.png"] and not list(folder.iterdir())
+
+
+def test_plot_accepts_a_path_object(small, tmp_path):
+    small.plot(tmp_path / "x.svg")
+    assert (tmp_path / "x.svg").read_bytes().startswith(b"<?xml")
+
+
+@pytest.fixture
+def plot_inputs(tmp_path):
+    """A qrels and two runs copied into tmp_path, the first run named like a figure."""
+    import shutil
+
+    qrels = tmp_path / "qrels.png"
+    run_a = tmp_path / "runA.png"
+    run_b = tmp_path / "runB.txt"
+    shutil.copyfile(EXAMPLE / "qrels.txt", qrels)
+    shutil.copyfile(EXAMPLE / "run.txt", run_a)
+    shutil.copyfile(EXAMPLE / "run.txt", run_b)
+    return tmp_path, str(qrels), str(run_a), str(run_b)
+
+
+@pytest.mark.parametrize("how", ["run", "qrels", "symlink", "hardlink"])
+def test_plot_never_overwrites_an_input(plot_inputs, how):
+    import os
+
+    folder, qrels, run_a, run_b = plot_inputs
+    target = {"run": run_a, "qrels": qrels}.get(how, str(folder / "link.png"))
+    if how == "symlink":
+        os.symlink(run_a, target)
+    elif how == "hardlink":
+        os.link(run_a, target)
+    before = {p: open(p, "rb").read() for p in (qrels, run_a, run_b)}
+    out = run_cli(["compare", "-m", "map", "--permutations", "20", "--plot", target, qrels, run_a, run_b])
+    assert out.rc == 2 and out.stdout == b"" and out.stderr.count("\n") == 1
+    assert "--plot" in out.stderr and "input file" in out.stderr
+    assert {p: open(p, "rb").read() for p in before} == before
+
+
+def test_plot_refuses_what_looks_like_a_run(plot_inputs):
+    folder, qrels, run_a, run_b = plot_inputs
+    other = folder / "old.png"
+    other.write_bytes((EXAMPLE / "run.txt").read_bytes())
+    out = run_cli(["compare", "-m", "map", "--permutations", "20", "--plot", str(other), qrels, run_b, run_b])
+    assert out.rc == 2 and out.stdout == b"" and out.stderr.count("\n") == 1 and "looks like" in out.stderr
+    assert other.read_bytes() == (EXAMPLE / "run.txt").read_bytes()
+
+
+def test_library_plot_refuses_the_comparisons_inputs(plot_inputs):
+    folder, qrels, run_a, run_b = plot_inputs
+    c = trecgain.compare(qrels, [run_a, run_b], measures=["map"], permutations=10, bootstrap=0)
+    before = open(run_a, "rb").read()
+    with pytest.raises(TrecgainError, match="input file"):
+        c.plot(run_a)
+    assert open(run_a, "rb").read() == before
+
+
+def test_a_failed_plot_leaves_no_file(small, tmp_path, monkeypatch):
+    """Written atomically: a figure that fails half-way leaves neither the target nor a temporary file."""
+    from matplotlib.figure import Figure
+
+    target = tmp_path / "figure.png"
+    target.write_bytes(b"\x89PNG old figure")
+
+    def broken(self, fname, **kwargs):
+        fname.write(b"\x89PNG half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", broken)
+    with pytest.raises(TrecgainError, match="No space left"):
+        small.plot(str(target))
+    assert target.read_bytes() == b"\x89PNG old figure" and [p.name for p in tmp_path.iterdir()] == ["figure.png"]
+
+
+def test_plot_notes_come_after_a_plot_failure_not_before():
+    """An error is the only line on stderr, even when the comparison had notes to say."""
+    out = run_cli(["compare", "-m", "official", "--permutations", "20", "--bootstrap", "0", "--plot-measure", "P_999",
+                   "--plot", "/tmp/never-written.png", QRELS, *RUNS])
+    assert out.rc == 1 and out.stdout == b"" and out.stderr.count("\n") == 1 and "--plot-measure" in out.stderr
+
+
+def test_huge_zero_padded_numbers_are_read():
+    out = run_cli(["compare", "-m", "map", "--permutations", "0" * 4300 + "20", "--bootstrap", "0" * 5000,
+                   "--top", "+" + "0" * 4301 + "1", QRELS, *RUNS])
+    assert out.rc == 0, out.stderr
+    assert "20 permutations; 0 bootstrap resamples" in out.stdout.decode()
+
+
+@pytest.fixture(scope="module")
+def figure():
+    c = trecgain.compare(QRELS, RUNS, measures=["map", "P.10", "ndcg_cut.10"], permutations=200, bootstrap=200)
+    return c, c.figure()
+
+
+def _panels(fig):
+    differences = [ax for ax in fig.axes if ax.get_label().startswith("differences ")]
+    cutoffs = [ax for ax in fig.axes if ax.get_label() == "cutoffs"]
+    return differences, cutoffs
+
+
+def test_figure_has_one_panel_per_measure_on_one_scale(figure):
+    c, fig = figure
+    differences, cutoffs = _panels(fig)
+    assert [ax.get_label() for ax in differences] == [f"differences {m.key}" for m in c.measures]
+    assert len(cutoffs) == 1 and len(fig.axes) == len(c.measures) + 1
+    limits = {ax.get_ylim() for ax in differences}
+    assert len(limits) == 1  # a shared y-scale
+    low, high = limits.pop()
+    every = [row[k] - row[0] for m in c.measures for row in m.values for k in range(1, len(c.runs))]
+    assert low <= min(every) and high >= max(every)
+
+
+def test_figure_draws_each_comparisons_interval(figure):
+    c, fig = figure
+    differences, _ = _panels(fig)
+    for ax, m in zip(differences, c.measures):
+        for pair in m.pairs:
+            name = f"{c.runs[pair.b].label} - {c.runs[pair.a].label}"
+            [band] = [p for p in ax.collections if p.get_gid() == f"ci {name}"]
+            ys = band.get_paths()[0].vertices[:, 1]
+            assert (ys.min(), ys.max()) == pytest.approx(pair.ci_t, abs=1e-12)
+            [mean] = [line for line in ax.lines if line.get_gid() == f"mean {name}"]
+            assert list(mean.get_ydata()) == pytest.approx([pair.diff] * 2, abs=1e-15)
+
+
+def test_figure_cutoff_axis_starts_at_zero(figure):
+    _, fig = figure
+    _, [cutoffs] = _panels(fig)
+    low, high = cutoffs.get_ylim()
+    assert low <= 0.0 and high >= 1.0 or low <= 0.0 < high
+
+
+def test_plot_measure_draws_that_measure_only(figure):
+    c, _ = figure
+    fig = c.figure(measure="P_10")
+    differences, cutoffs = _panels(fig)
+    assert [ax.get_label() for ax in differences] == ["differences P_10"] and len(cutoffs) == 1
+    with pytest.raises(TrecgainError, match="no line 'P_999'"):
+        c.figure(measure="P_999")

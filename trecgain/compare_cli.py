@@ -46,7 +46,6 @@ OPTIONS = (
 )
 _DEFAULTS = {"compat": "10", "discount": "log:2", "ties": "docno", "permutations": "10000", "bootstrap": "10000",
              "correction": "holm", "alpha": "0.05", "confidence": "0.95", "top": "5", "format": "text"}
-_PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 def help_text() -> str:
@@ -82,10 +81,12 @@ def help_text() -> str:
         "      --top K                    the K queries with the largest differences per comparison (default 5)",
         "", "Output:",
         "  -f, --format FORMAT            text (default), json, csv, markdown, latex (booktabs)",
-        "      --plot FILE.png|svg|pdf    per-query differences against the baseline, sorted, and for gain",
-        "                                 measures nDCG@k for k = 1..K per run (needs trecgain[plot])",
+        "      --plot FILE.png|svg|pdf    a row per measure: per-query differences against the baseline,",
+        "                                 sorted, with the mean and its t interval, on one scale; for gain",
+        "                                 measures nDCG@k for k = 1..K per run (needs trecgain[plot]); never",
+        "                                 onto an input file or what looks like qrels or a run",
         "      --plot-depth K             K of the nDCG@k figure (default: the largest ndcg_cut cutoff, else 20)",
-        "      --plot-measure NAME        the line whose differences are drawn (default: the first)",
+        "      --plot-measure NAME        draw only that line's row (default: every line compared)",
         "  -h, --help                     this help", ""])
 
 
@@ -117,9 +118,10 @@ def _whole(options: dict, key: str, option: str, minimum: int, maximum: int) -> 
         return None
     text = value.strip()
     body = text[1:] if text[:1] == "+" else text
-    if not (body.isascii() and body.isdigit()) or len(body.lstrip("0")) > 19:
+    digits = body.lstrip("0") or "0"  # int() refuses over 4300 digits, leading zeros too
+    if not (body.isascii() and body.isdigit()) or len(digits) > 19:
         raise UsageError(f"option {option} takes a whole number from {minimum} to {maximum}, not '{value}'")
-    number = int(body)
+    number = int(digits)
     if not minimum <= number <= maximum:
         raise UsageError(f"option {option} takes a whole number from {minimum} to {maximum}, not '{value}'")
     return number
@@ -159,9 +161,18 @@ def command(options: dict, files: tuple[str, ...]) -> int:
     from .comparison import DEFAULT_SEED, TESTS
 
     test = _choice(options, "test", "--test", TESTS)
+    from .compare_plot import SUFFIXES  # the module imports matplotlib only to draw
+
     plot = options["plot"]
-    if plot is not None and not plot.lower().endswith(_PLOT_SUFFIXES):
+    if plot is not None and not plot.lower().endswith(SUFFIXES):
         raise UsageError(f"option --plot takes a file name ending in .png, .svg or .pdf, not '{plot}'")
+    if plot is not None:  # before any file is read: never onto an input, as -o
+        from .compare_plot import check_target
+
+        try:
+            check_target(plot, files, "--plot")
+        except TrecgainError as err:
+            return _fail(str(err), 2)
     permutations = _whole(options, "permutations", "--permutations", 0, 10**9)
     bootstrap = _whole(options, "bootstrap", "--bootstrap", 0, 10**9)
     seed = _whole(options, "seed", "--seed", 0, 2**63 - 1)
@@ -192,12 +203,12 @@ def command(options: dict, files: tuple[str, ...]) -> int:
                      seed=DEFAULT_SEED if seed is None else seed, correction=correction,
                      alpha=alpha, confidence=confidence, wilcoxon=options["wilcoxon"],
                      test=test, top=top, **evaluator)
+    output = result.render(fmt).encode("utf-8", "surrogateescape")
+    if plot is not None:  # drawn before anything is printed: a failure is the only line on stderr
+        result.plot(plot, depth, options["plot_measure"])
     for warning in result.warnings:
         _say(f"warning: {warning}")
     for note in result.notes:
         _say(f"note: {note}")
-    output = result.render(fmt).encode("utf-8", "surrogateescape")
-    if plot is not None:  # drawn before anything is printed: a failure leaves standard output empty
-        result.plot(plot, depth, options["plot_measure"])
     _write(output)
     return 0

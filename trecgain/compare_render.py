@@ -47,7 +47,7 @@ def _effect(v: float) -> str:
     return f"{v:+.2f}"
 
 
-def _p(v: float, alpha: float | None = None) -> str:
+def p_text(v: float, alpha: float | None = None) -> str:
     """4 decimals (tiny values in e-notation); more where 4 would read as alpha itself while the
     value is on the other side of it (0.049995 is 0.04999 against alpha 0.05, not 0.0500)."""
     if math.isnan(v):
@@ -258,11 +258,11 @@ def _comparison_rows(c: Comparison, m: MeasureResult, tests: list[str], markdown
         row = [_pair_name(c, pair), _signed(pair.diff), _interval(pair.ci_t), _interval(pair.ci_bootstrap),
                _effect(pair.effect), f"{pair.wins}/{pair.ties}/{pair.losses}"]
         for t in tests:
-            cell = _p(pair.p[t], s["alpha"] if t == s["test"] and not adjusted else None)
+            cell = p_text(pair.p[t], s["alpha"] if t == s["test"] and not adjusted else None)
             if t == "randomization" and not math.isnan(pair.se_randomization):
                 cell += f" ({pair.se_randomization:.4f})"
             row.append(cell)
-        row += [_p(pair.adjusted[s["test"]], s["alpha"])] if adjusted else []
+        row += [p_text(pair.adjusted[s["test"]], s["alpha"])] if adjusted else []
         row.append("*" if pair.significant else "")
         body.append(row)
     return header, body
