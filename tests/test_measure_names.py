@@ -136,3 +136,98 @@ def test_fail_under_help_says_what_name_it_takes():
     start = help_text.index("--fail-under")
     text = help_text[start:help_text.index("-Q, --quiet")]
     assert "printed" in text and "ir_measures" in text
+
+
+# ---------------------------------------------------------------- options that change a trec_eval line
+
+
+NOTED = [
+    (["--global-gains", "exp"], "--global-gains exp", "gains"),
+    (["--global-gains", "1=2,2=5"], "--global-gains 1=2,2=5", "gains"),
+    (["--discount", "log:e"], "--discount log:e", "discount"),
+    (["--discount", "jk:2"], "--discount jk:2", "discount"),
+    (["--exact-ideal"], "--exact-ideal", "ideal ranking"),
+    (["--ties", "average"], "--ties average", "order of tied documents"),
+]
+
+
+@pytest.mark.parametrize("args, option, what", NOTED)
+def test_an_option_that_changes_a_trec_eval_line_says_so(args, option, what):
+    out = run_cli([*args, "-m", "ndcg_cut.10", *EXAMPLE])
+    assert out.rc == 0 and _line_names(out.stdout) == ["ndcg_cut_10"]
+    [note] = [n for n in _notes(out.stderr) if option in n]
+    assert note == (f"trecgain: note: ndcg_cut_10 is computed with {option}, not trec_eval's {what}: "
+                    "do not report it as trec_eval's ndcg_cut_10")
+    assert run_cli(["-Q", *args, "-m", "ndcg_cut.10", *EXAMPLE]).stderr == ""
+
+
+def test_the_note_names_every_line_it_concerns_once_and_comes_after_the_results():
+    args = ["-j", "2", "--global-gains", "exp", "-m", "ndcg_cut.5,10", "-m", "map", "-m", "ndcg", QRELS, RUN, RUN]
+    proc = subprocess.run([sys.executable, "-m", "trecgain", *args], capture_output=False, cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    lines = proc.stdout.decode().splitlines()
+    notes = [i for i, line in enumerate(lines) if "--global-gains exp" in line]
+    assert proc.returncode == 0 and len(notes) == 1  # once, not once a run
+    assert notes[0] > max(i for i, line in enumerate(lines) if "\tall\t" in line)
+    assert lines[notes[0]].startswith("trecgain: note: ndcg, ndcg_cut_5 and ndcg_cut_10 are computed with "
+                                      "--global-gains exp, not trec_eval's gains: do not report them as")
+    assert "map" not in lines[notes[0]].split(" are computed")[0]
+
+
+def test_the_values_noted_do_differ_from_trec_eval():
+    """The note is not noise: on the example each option changes ndcg_cut_10 or could."""
+    plain = run_cli(["-Q", "-m", "ndcg_cut.10", *EXAMPLE]).stdout
+    for args in (["--global-gains", "exp"], ["--discount", "jk:2"], ["--ties", "average"]):
+        assert run_cli(["-Q", *args, "-m", "ndcg_cut.10", *EXAMPLE]).stdout != plain, args
+
+
+@pytest.mark.parametrize("args", [
+    ["--ties", "rank", "-m", "ndcg_cut.10"],  # the ranking input, not the measure
+    ["--ties", "docno", "-m", "ndcg_cut.10"],
+    ["--global-gains", "linear", "-m", "ndcg_cut.10"],  # trec_eval's own gains
+    ["--discount", "log:2", "-m", "ndcg_cut.10"],
+    ["--discount", "log", "-m", "ndcg"],
+    ["-m", "ndcg.1=2"],  # trec_eval's gain string, named in the line
+    ["--global-gains", "exp", "-m", "ndcg.1=2"],  # its own gain string wins
+    ["--global-gains", "exp", "-m", "map", "-m", "P.10"],  # no gains in them
+    ["--global-gains", "exp", "-m", "ndcg_p", "-m", "cg_cut.5"],  # trecgain's own names
+    ["--discount", "log:e", "-m", "G", "-m", "binG"],  # their own formulas
+    ["--ties", "average", "-m", "ideal_dcg", "-m", "num_ret"],  # no ordering changes them
+])
+def test_no_note_where_the_line_is_trec_eval_s(args):
+    out = run_cli([*args, *EXAMPLE])
+    assert out.rc == 0 and [n for n in _notes(out.stderr) if "computed with" in n] == []
+
+
+def test_an_ir_measures_name_of_a_trec_eval_line_gets_the_note_too():
+    out = run_cli(["--global-gains", "exp", "-m", "nDCG@10", *EXAMPLE])
+    [note] = [n for n in _notes(out.stderr) if "computed with" in n]
+    assert note.startswith("trecgain: note: nDCG@10 is computed with --global-gains exp")
+    own = run_cli(["--global-gains", "exp", "-m", "nDCG(gains={0: 0, 1: 1, 2: 3})@10", *EXAMPLE])
+    assert [n for n in _notes(own.stderr) if "computed with" in n] == []
+
+
+def test_several_options_one_note_each():
+    out = run_cli(["--global-gains", "exp", "--discount", "log:e", "-m", "ndcg", *EXAMPLE])
+    noted = [n for n in _notes(out.stderr) if "computed with" in n]
+    assert len(noted) == 2 and "--global-gains exp" in noted[0] and "--discount log:e" in noted[1]
+
+
+def test_the_library_result_carries_the_same_note():
+    evaluator = Evaluator(QRELS, measures=["ndcg_cut.10"], global_gains="exp", discount="jk:2")
+    result = evaluator.evaluate(RUN)
+    cli = _notes(run_cli(["--global-gains", "exp", "--discount", "jk:2", "-m", "ndcg_cut.10", *EXAMPLE]).stderr)
+    expected = [n for n in cli if "computed with" in n]
+    assert len(expected) == 2
+    assert [f"trecgain: note: {n}" for n in result.notes if "computed with" in n] == expected
+    assert [n for n in evaluator.notes if "computed with" in n] == [n for n in result.notes if "computed with" in n]
+    plain = Evaluator(QRELS, measures=["ndcg_cut.10"]).evaluate(RUN)
+    assert [n for n in plain.notes if "computed with" in n] == []
+
+
+def test_json_names_the_options_in_effect():
+    out = run_cli(["-Q", "--format", "json", "--global-gains", "exp", "--discount", "jk:2", "--exact-ideal",
+                   "--ties", "average", "-m", "ndcg_cut.10", *EXAMPLE])
+    options = json.loads(out.stdout)["options"]
+    assert out.rc == 0 and options["global_gains"] == "exp" and options["discount"] == "jk:2"
+    assert options["exact_ideal"] is True and options["ties"] == "average"

@@ -215,7 +215,8 @@ def test_a_note_says_when_ties_decided_a_printed_value(tmp_path):
     assert "ties between documents of different grades decided 1 printed value" in note and "--ties" in note
     # no note where the tie does not reach a printed value, or under another rule
     assert _notes(run_cli(["-m", "P.3", qrels, run]).stderr) == []
-    assert _notes(run_cli(["--ties", "average", "-m", "ndcg", qrels, run]).stderr) == []
+    average = _notes(run_cli(["--ties", "average", "-m", "ndcg", qrels, run]).stderr)
+    assert [n for n in average if "ties between" in n] == []  # (its note: ndcg is not trec_eval's)
     # per-query lines count too
     assert "decided 2 printed values" in _notes(run_cli(["-q", "-m", "P.1", qrels, run]).stderr)[0]
 

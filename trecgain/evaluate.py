@@ -12,7 +12,7 @@ from . import _core, check
 from .discounts import parse_discount
 from .errors import TrecgainError
 from .gains import parse_global_gains
-from .measures import Request, parse_requests
+from .measures import Request, parse_requests, rule_notes
 from .read import read_qrels, read_run
 from .record import Record
 
@@ -243,12 +243,13 @@ class Evaluator:
         fractional_grades = check.flag(fractional_grades, "fractional_grades")
         err_max_grade = check.whole(err_max_grade, "err_max_grade", 0, MAX_EXP_GRADE)
         num_docs = check.whole(num_docs, "num_docs (-N)", 0, check.MAX_EXACT)
-        self.notes: list[str] = []  # for the caller to show: measures named twice
+        self.notes: list[str] = []  # for the caller to show: measures named twice, rules not trec_eval's
         self.requests = parse_requests(measures, compat, self.notes)
         self.ties = _ties(ties, self.requests, max_docs)
         self.compat = compat
         self.global_gains = parse_global_gains(global_gains, compat) if global_gains is not None else None
         self.discount = parse_discount(discount)
+        self.notes.extend(rule_notes(self.requests, self.global_gains, self.discount, exact_ideal, self.ties))
         self.qrels = qrels if isinstance(qrels, _core.Qrels) else read_qrels(qrels, fractional=fractional_grades)
         self.relevance_level = relevance_level
         self.judged_only = judged_only

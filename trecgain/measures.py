@@ -19,6 +19,8 @@ TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
 if TYPE_CHECKING:
     from typing import Callable
 
+    from .discounts import Discount
+
 
 # ---------------------------------------------------------------- parameters
 
@@ -306,6 +308,59 @@ class Request(Record):
         return (self.measure.name, list(p.cutoffs), [float(x) for x in numbers],
                 p.gains.to_core() if p.gains else None, self.judged_only,
                 None if self.relevance_level is None else float(self.relevance_level), self.measure.summary)
+
+
+#: The measures with trec_eval's names whose rule an option changes (the core's kernels,
+#: core/src/measures/gain.rs and rbp.rs): those that take their gains from the gain table
+#: (a measure's own gain string wins over --global-gains; --exact-ideal applies to any), those
+#: divided by the discount (G and binG keep their own log2), and those that add gains in rank
+#: order (--ties average; ideal_dcg and the counts no order changes).
+GAIN_TABLE = ("G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "rbp")
+DISCOUNTED = ("dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut")
+RANK_ORDER_GAINS = ("dcg", "ndcg", "ndcg_cut")
+
+
+def rule_notes(requests: list[Request], global_gains: GainSpec | None = None, discount: Discount | None = None,
+               exact_ideal: bool = False, ties: str = "docno") -> list[str]:
+    """A note for each option that changes what a line with trec_eval's name means, naming
+    the lines (their values are not trec_eval's): --global-gains other than linear, a
+    --discount other than log:2, --exact-ideal, --ties average.  trec_eval's own gain strings
+    need none: the line's name shows them."""
+    from .discounts import TREC_EVAL
+
+    notes = []
+    if global_gains is not None and (global_gains.scheme != "linear"
+                                     or any(p.level is not None for p in global_gains.pairs)):
+        notes.append(_rule_note([r for r in requests if r.measure.name in GAIN_TABLE and r.gains is None],
+                                f"--global-gains {global_gains.text}", "gains"))
+    if discount is not None and discount != TREC_EVAL:
+        notes.append(_rule_note([r for r in requests if r.measure.name in DISCOUNTED],
+                                f"--discount {discount.text}", "discount"))
+    if exact_ideal:
+        notes.append(_rule_note([r for r in requests if r.measure.name in GAIN_TABLE], "--exact-ideal",
+                                "ideal ranking"))
+    if ties == "average":
+        notes.append(_rule_note([r for r in requests if r.measure.name in RANK_ORDER_GAINS], "--ties average",
+                                "order of tied documents"))
+    return [n for n in notes if n]
+
+
+def _rule_note(requests: list[Request], option: str, what: str) -> str:
+    """`LINES are computed with OPTION, not trec_eval's WHAT: do not report ...` ('' for no line)."""
+    requests = [r for r in requests if r.measure.in_trec_eval]
+    lines = [line for r in requests for line in r.lines]
+    if not lines:
+        return ""
+    named = lines[0] if len(lines) == 1 else f"{', '.join(lines[:-1])} and {lines[-1]}"
+    if len(lines) > 1:
+        whose = "trec_eval's or ir_measures' values" if any(r.label for r in requests) else "trec_eval's values"
+        return f"{named} are computed with {option}, not trec_eval's {what}: do not report them as {whose}"
+    trec = names_module.trec_line_name(lines[0])
+    if not requests[0].label:
+        whose = f"trec_eval's {trec}"
+    else:
+        whose = f"trec_eval's {trec} or ir_measures' {lines[0]}" if trec != lines[0] else f"ir_measures' {lines[0]}"
+    return f"{named} is computed with {option}, not trec_eval's {what}: do not report it as {whose}"
 
 
 def parse_requests(specs: list[str] | tuple[str, ...], compat: str = "10",
