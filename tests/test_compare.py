@@ -721,7 +721,7 @@ def test_measure_unknown_is_a_trecgain_error(small):
 
 
 @pytest.mark.parametrize("path, says", [(None, "a file name"), (7, "a file name"), (b"x.png", "a file name"),
-                                        ("x.gif", "ending in .png, .svg or .pdf")])
+                                        ("x.gif", "ending in .png, .svg or .pdf"), ("a\0.png", "a file name")])
 def test_plot_path_must_be_a_file_name(small, path, says):
     with pytest.raises(TrecgainError, match=says):
         small.plot(path)
@@ -873,3 +873,23 @@ def test_plot_measure_draws_that_measure_only(figure):
     assert [ax.get_label() for ax in differences] == ["differences P_10"] and len(cutoffs) == 1
     with pytest.raises(TrecgainError, match="no line 'P_999'"):
         c.figure(measure="P_999")
+
+
+@pytest.mark.parametrize("tag", ["$\\foo$", "a$b", "$x^2$"])
+def test_plot_draws_run_names_with_dollars_as_text(tmp_path, tag):
+    """matplotlib reads $...$ as mathematics: a run tagged $\\foo$ ended the command in a traceback."""
+    run = tmp_path / "dollar.txt"
+    run.write_text("".join(line.rsplit(" ", 1)[0] + f" {tag}\n" for line in (EXAMPLE / "run.txt").read_text()
+                           .splitlines()))
+    target = tmp_path / "figure.png"
+    out = run_cli(["compare", "-m", "ndcg_cut.5", "--permutations", "20", "--plot", str(target),
+                   str(EXAMPLE / "qrels.txt"), str(run), str(EXAMPLE / "run.txt")])
+    assert out.rc == 0, out.stderr
+    assert target.read_bytes().startswith(b"\x89PNG")
+    c = trecgain.compare(str(EXAMPLE / "qrels.txt"), [str(run), str(EXAMPLE / "run.txt")], measures=["ndcg_cut.5"],
+                         permutations=10, bootstrap=0)
+    fig = c.figure()
+    fig.canvas.draw()  # the texts are laid out (mathematics parsed) here
+    texts = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()]
+    texts += [label for ax in fig.axes for label in ax.get_legend_handles_labels()[1]]
+    assert any(tag in t.replace("\\$", "$") for t in texts)

@@ -45,7 +45,7 @@ def check_target(path: object, inputs: list[str] | tuple[str, ...], option: str 
 
     if isinstance(path, os.PathLike):
         path = os.fspath(path)
-    if not isinstance(path, str) or not path:
+    if not isinstance(path, str) or not path or "\0" in path:
         raise TrecgainError(f"{option} needs a file name ending in .png, .svg or .pdf, not {show(path)}")
     if path.endswith(tuple(s for s in (os.sep, os.altsep) if s)) or os.path.isdir(path):
         raise TrecgainError(f"{option} {path}: is a directory, not a file name ending in .png, .svg or .pdf")
@@ -168,8 +168,8 @@ def _differences(ax, c: Comparison, m: MeasureResult, base: int) -> tuple[float,
     ax.set_ylabel("difference", fontsize=8)
     ax.grid(axis="y", linewidth=0.3, alpha=0.6)
     confidence = c.settings["confidence"] * 100
-    title = (f"{m.key}{'  (lower is better)' if m.lower_is_better else ''}: per-query differences, sorted; "
-             f"line: mean, band: {confidence:g}% CI (t)")
+    title = (f"{_plain(m.key)}{'  (lower is better)' if m.lower_is_better else ''}: per-query differences, "
+             f"sorted; line: mean, band: {confidence:g}% CI (t)")
     if m.left_out:
         title += f"; {len(m.left_out)} of {len(c.qids)} queries left out (not a finite number)"
     ax.set_title(title, fontsize=8.5, loc="left")
@@ -208,8 +208,14 @@ def _block_name(c: Comparison, pair: Pair, sign: float, base: int) -> str:
     verdict = "no test" if math.isnan(p) else (f"{'significant' if pair.significant else 'not significant'} "
                                                f"({test}{adjusted} p {p_text(p, c.settings['alpha'])})")
     mean = "-" if math.isnan(pair.diff) else f"{sign * pair.diff:+.4f}"
-    return (f"{c.runs[other].label} {c.runs[other].name} minus {c.runs[base].label} {c.runs[base].name}\n"
+    return (f"{c.runs[other].label} {_plain(c.runs[other].name)} minus {c.runs[base].label} "
+            f"{_plain(c.runs[base].name)}\n"
             f"mean {mean}, {verdict}\nbetter on {wins}, worse on {losses} of {pair.n}")
+
+
+def _plain(text: str) -> str:
+    """A name drawn as it is: matplotlib reads $...$ as mathematics (and fails on $\\foo$)."""
+    return text.replace("$", "\\$")
 
 
 def _cutoffs(ax, c: Comparison, depth: int) -> None:
@@ -219,7 +225,7 @@ def _cutoffs(ax, c: Comparison, depth: int) -> None:
     finite = [0.0, 1.0]
     for s, (scheme, runs) in enumerate(curves.items()):
         for i, values in enumerate(runs):
-            label = f"{c.runs[i].label} {c.runs[i].name}" + (f" ({scheme} gains)" if scheme is not None else "")
+            label = f"{c.runs[i].label} {_plain(c.runs[i].name)}" + (f" ({_plain(scheme)} gains)" if scheme else "")
             ax.plot(ks, values, linestyle=_STYLES[s % len(_STYLES)], marker="o", markersize=3, color=colours[i],
                     label=label, linewidth=1.2)
             finite += [v for v in values if math.isfinite(v)]
@@ -229,7 +235,7 @@ def _cutoffs(ax, c: Comparison, depth: int) -> None:
     ax.set_xlabel("cutoff k", fontsize=8)
     ax.set_ylabel("nDCG@k", fontsize=8)
     ax.set_title("nDCG@k per run (axis from 0)" + ("" if c.settings["global_gains"] is None else
-                                                   f", gains {', '.join(c.settings['global_gains'])}"),
+                                                   f", gains {_plain(', '.join(c.settings['global_gains']))}"),
                  fontsize=8.5, loc="left")
     ax.set_xticks(ks if depth <= 20 else [k for k in ks if k == 1 or k % 5 == 0])
     ax.tick_params(labelsize=7)
