@@ -1082,3 +1082,76 @@ def test_non_utf8_identifiers_in_an_error_message(tmp_path):
     """A message about a docno that is not UTF-8 is still one line naming the file and line."""
     q, r = write_pair(tmp_path, b"\xff 0 a\xfe\x80 2\n\xff 0 a\xfe\x80 1\n", RUN)
     assert_clean_error(cli(["-m", "ndcg", q, r]), f"{q}:2:", "judged twice")
+
+
+# ---------------------------------------------------------------- QRELS and RUN given the wrong way round
+
+SWAPPED_USAGE = "(usage: trecgain [options] QRELS RUN...)"
+
+
+def swapped_message(first: str, second: str, usage: str = SWAPPED_USAGE) -> str:
+    return (f"trecgain: QRELS and RUN look swapped: '{first}' looks like a run and '{second}' like qrels "
+            f"{usage}\n")
+
+
+@pytest.mark.parametrize("args", [[], ["-q"], ["-m", "map", "-c"], ["--format", "json"], ["-j", "2"]])
+def test_qrels_and_run_swapped_are_named(tmp_path, args):
+    q, r = write_pair(tmp_path, QRELS, RUN)
+    out = cli([*args, r, q])
+    assert out.rc == 1 and out.stdout == b""
+    assert out.stderr == swapped_message(r, q)
+
+
+def test_qrels_and_runs_swapped_with_several_runs_and_gzip(tmp_path):
+    q, r = write_pair(tmp_path, QRELS, RUN)
+    gz = tmp_path / "run.gz"
+    gz.write_bytes(gzip.compress(RUN))
+    out = cli([str(gz), q, r])
+    assert out.rc == 1 and out.stdout == b"" and out.stderr == swapped_message(str(gz), q)
+
+
+@pytest.mark.parametrize("first, second, fragment", [
+    (RUN, RUN, "malformed qrels line"),  # two runs: nothing is swapped
+    (QRELS, QRELS, "malformed run line"),  # two qrels
+    (QRELS, RUN + b"1 Q0 x 4 high tag\n", "high"),  # the right order, a bad run line
+    (RUN, b"1 0 a\n", "malformed qrels line"),  # the second is no qrels
+])
+def test_a_read_error_that_is_no_swap_keeps_its_message(tmp_path, first, second, fragment):
+    a, b = write_pair(tmp_path, first, second)
+    out = cli(["-m", "map", a, b])
+    assert "look swapped" not in out.stderr
+    assert_clean_error(out, fragment)
+
+
+def test_a_swap_is_told_by_the_first_lines_whatever_follows(tmp_path):
+    q, r = write_pair(tmp_path, QRELS + b"1 0 d\n", RUN + b"1 Q0 d 4 x\n")
+    assert cli(["-m", "map", r, q]).stderr == swapped_message(r, q)
+
+
+def test_swapped_with_standard_input_is_not_sniffed(tmp_path):
+    q, r = write_pair(tmp_path, QRELS, RUN)
+    out = cli([r, "-"], stdin=QRELS)
+    assert "look swapped" not in out.stderr
+    assert_clean_error(out, "malformed qrels line")
+
+
+def test_explain_names_swapped_files_too(tmp_path):
+    q, r = write_pair(tmp_path, QRELS, RUN)
+    out = cli(["explain", "-m", "ndcg", "--query", "1", r, q])
+    assert out.rc == 1 and out.stdout == b""
+    assert out.stderr == swapped_message(r, q, "(usage: trecgain explain -m MEASURE --query QID [options] QRELS RUN)")
+
+
+def test_a_swap_is_told_by_the_files_first_lines(tmp_path):
+    from trecgain.output import input_kind
+
+    files = {"qrels": b"# judged\n\n301 0 doc-1 2\n", "run": b"301 Q0 doc-1 1 -2.5e3 tag extra\n",
+             "neither": b"301 Q0 doc-1\n", "empty": b"", "grades": b"301 0 doc 2.5\n",
+             "words": b"a b c d\n", "ranks": b"301 Q0 doc x 2.0 tag\n"}
+    kinds = {}
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+        kinds[name] = input_kind(str(tmp_path / name))
+    assert kinds == {"qrels": "qrels", "run": "run", "neither": None, "empty": None, "grades": "qrels",
+                     "words": None, "ranks": None}
+    assert input_kind(str(tmp_path / "missing")) is None and input_kind(str(tmp_path)) is None

@@ -247,12 +247,17 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
             raise UsageError("-j and --dask exclude each other (--dask spreads the runs over the cluster's workers)")
         files = (files[0], *distributed.expand_runs(files[1:]))
     target = _output_target(output, files)
-    if dask is not None:
-        outcomes = distributed.command_outcomes(dask, files, settings, per_query, not nosummary, form, quiet)
-    else:
-        evaluator, runs = _evaluator(files, settings)
-        outcomes = _evaluate_runs(evaluator, runs, _integer(jobs, "-j", 1) or 1, per_query, not nosummary, form,
-                                  files[1:], quiet)
+    try:
+        if dask is not None:
+            outcomes = distributed.command_outcomes(dask, files, settings, per_query, not nosummary, form, quiet)
+        else:
+            evaluator, runs = _evaluator(files, settings)
+            outcomes = _evaluate_runs(evaluator, runs, _integer(jobs, "-j", 1) or 1, per_query, not nosummary,
+                                      form, files[1:], quiet)
+    except TrecgainError as err:  # `trecgain run qrels`: say so, not what the run's first line lacks
+        from .output import swapped_error
+
+        raise swapped_error(err, files[0], files[1], "trecgain [options] QRELS RUN...") from None
     header = {"trecgain": __version__, "compat": compat, "qrels": files[0],
               "options": {**{k: v for k, v in settings.items() if k != "compat"}, "per_query": per_query,
                           "nosummary": nosummary}}

@@ -438,10 +438,15 @@ def _command(o: dict, files: tuple[str, ...], say) -> str:
         parse_measure(m, o["compat"])
     level = _integer(o["level"], "-l") if o["level"] is not None else 1
     max_docs = _integer(o["max_docs"], "-M", 0)
+    from .output import swapped_error
     from .read import read_qrels, read_run
 
-    qrels = read_qrels(files[0], fractional=o["fractional_grades"])
-    run = read_run(files[1], ranks=o["ties"] == "rank")
+    try:
+        qrels = read_qrels(files[0], fractional=o["fractional_grades"])
+        run = read_run(files[1], ranks=o["ties"] == "rank")
+    except TrecgainError as err:
+        raise swapped_error(err, files[0], files[1], "trecgain explain -m MEASURE --query QID [options] QRELS RUN") \
+            from None
     explanations = [explain(qrels, run, m, o["query"], relevance_level=level, judged_only=o["judged_only"],
                             max_docs=max_docs, compat=o["compat"], global_gains=o["global_gains"],
                             discount=o["discount"], exact_ideal=o["exact_ideal"],

@@ -68,20 +68,53 @@ def final_path(target: str) -> str:
 
 
 def looks_like_input(path: str) -> bool:
-    """Whether a regular file's first line is a qrels line (qid iter docno grade) or a run
-    line (qid iter docno rank score tag ...)."""
-    try:
-        if not os.path.isfile(path):
-            return False
-        with open(path, "rb") as f:
-            head = f.read(65536)
-    except OSError:
-        return False
-    for line in head.splitlines():
+    """Whether a regular file's first line is a qrels line or a run line (input_kind)."""
+    return input_kind(path) is not None
+
+
+def input_kind(path: str) -> str | None:
+    """What a regular file's first line (past comments and blank lines; gzip looked into)
+    looks like: "qrels" (qid iter docno grade), "run" (qid iter docno rank score tag ...),
+    or None."""
+    for line in _head(path).splitlines():
         fields = line.split()
         if fields and not line.startswith(b"#"):
-            return _is(fields[3:4], int) and (len(fields) == 4 or len(fields) >= 6 and _is(fields[4:5], float))
-    return False
+            if len(fields) == 4 and _is(fields[3:4], float):
+                return "qrels"
+            if len(fields) >= 6 and _is(fields[3:4], int) and _is(fields[4:5], float):
+                return "run"
+            return None
+    return None
+
+
+def _head(path: str, size: int = 65536) -> bytes:
+    """The first bytes of a regular file (decompressed if gzipped); nothing if it cannot be read."""
+    try:
+        if not os.path.isfile(path):
+            return b""
+        with open(path, "rb") as f:
+            head = f.read(size)
+        if head[:2] == b"\x1f\x8b":
+            import zlib
+
+            try:
+                head = zlib.decompressobj(wbits=47).decompress(head, size)
+            except zlib.error:
+                return b""
+    except OSError:
+        return b""
+    return head
+
+
+def swapped_error(error: TrecgainError, qrels: str, run: str, usage: str) -> TrecgainError:
+    """An error reading `qrels` or `run`, told as the two given the wrong way round when the
+    qrels file looks like a run and the run file like qrels; else `error` itself."""
+    if error.source not in (qrels, run) or "-" in (qrels, run):  # standard input: not looked into
+        return error
+    if input_kind(qrels) != "run" or input_kind(run) != "qrels":
+        return error
+    return TrecgainError(f"QRELS and RUN look swapped: '{qrels}' looks like a run and '{run}' like qrels "
+                         f"(usage: {usage})")
 
 
 def _is(fields: list[bytes], kind: type) -> bool:
