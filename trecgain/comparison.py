@@ -50,7 +50,8 @@ class RunInfo(Record):
 
 class Pair(Record):
     """One paired comparison of runs `a` and `b` (indexes into Comparison.runs) on one measure:
-    differences are b - a over the common queries.  `p` and `adjusted`: {test: p-value} (nan
+    differences are b - a over the `n` common queries the measure's statistics keep (those
+    whose values and differences are finite numbers: MeasureResult.left_out).  `p` and `adjusted`: {test: p-value} (nan
     where undefined); `winner`: the index of the run significantly better (by the chosen test's
     adjusted p at alpha), else None; `largest`: the queries with the largest |difference|, as
     (qid, value of a, value of b, difference)."""
