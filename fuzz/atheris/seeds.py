@@ -94,6 +94,29 @@ def cli() -> list[list[str]]:
     ]
 
 
+def compare() -> list[list[str]]:
+    """`trecgain compare` argv (after `compare`) over fuzz_compare.py's files."""
+    q, r, s, t = "Q", "R", "S", "T"
+    return [
+        [q, r, s], [q, r, s, t], ["-m", "map", "-m", "ndcg_cut.3", q, r, s], ["--all-pairs", q, r, s, t],
+        ["-m", "Rndcg.1=0", q, r, s], ["-m", "Rndcg.1=0", "-m", "map", "-f", "json", q, r, s],
+        ["--global-gains", "linear,exp", "-m", "ndcg_cut.2", q, r, s, t],
+        ["--global-gains", "1=1e300,2=-1e300", "--exact-ideal", "-m", "dcg", q, r, s],
+        ["-f", "json", q, r, s], ["-f", "csv", q, r, s], ["-f", "markdown", q, r, s], ["-f", "latex", q, r, s],
+        ["--plot", "P", q, r, s], ["--plot", "x.png", "-m", "map", "-m", "ndcg_cut.2", q, r, s],
+        ["--plot", "R.png", q, "R.png", s], ["--plot", "x.svg", "--plot-measure", "map", q, r, s],
+        ["--plot", "x.png", q, "D", r], ["-f", "latex", q, "D", r, t],
+        ["--plot", "x.pdf", "--plot-depth", "3", q, r, s], ["--plot", "Q", q, r, s],
+        ["--wilcoxon", "--test", "wilcoxon", q, r, s], ["--test", "t", "--correction", "none", q, r, s],
+        ["--correction", "benjamini-hochberg", "--alpha", "0.5", "--confidence", "0.5", q, r, s],
+        ["--permutations", "1", "--bootstrap", "0", "--seed", "0", "--top", "0", q, r, s],
+        ["-c", "-l", "2", "-M", "1", "-J", q, r, s], ["--compat", "9", "-m", "P.1", q, r, "-"],
+        ["--ties", "average", "-m", "ndcg", q, r, s], ["--fractional-grades", "-m", "ndcg", "F", r, s],
+        [q, r, "X"], [q, "E", r], ["E", r, s], [q, r, "G"], [q, r], [q, r, "-", "-"], ["-h"], [],
+        ["-m", "gm_map", q, r, s], ["-m", "official", q, r, s], ["-m", "num_q", q, r, s],
+    ]
+
+
 def gdeval() -> list[bytes]:
     qrels = b"1 0 d1 2\n1 0 d2 1\n1 0 d3 0\n2 0 e1 4\nwt10-51 0 x 3\n"
     run = b"1 Q0 d1 1 3.5 tag\n1 Q0 d3 2 3 tag\n1 Q0 d2 3 abc tag\n2 Q0 e1 1 12x tag\nwt10-51 Q0 x 1 1 tag\n"
@@ -140,6 +163,14 @@ def dictionaries() -> None:
     write_dict("cli", ["\0", "-", "--", "=", "Q", "R", "S", "G", "F", "C", "E", "X", "gdeval", "qrels",
                        "trec_results", "9", "10"] + options + names
                + ["nDCG@10", "ndcg.1=2", "log:e", "jk:2", "exp", "1=2,2=3"] + numbers)
+    from trecgain.compare_cli import OPTIONS as COMPARE_OPTIONS
+
+    compare_options = [f"-{o[0]}" for o in COMPARE_OPTIONS if o[0]] + [f"--{o[1]}" for o in COMPARE_OPTIONS]
+    write_dict("compare", ["\0", "-", "--", "=", "Q", "R", "S", "T", "D", "G", "F", "E", "X", "P", ".png", ".svg",
+                           ".pdf", "R.png", "text", "json", "csv", "markdown", "latex", "holm", "bonferroni",
+                           "benjamini-hochberg", "none", "randomization", "t", "wilcoxon", "tukey", "linear,exp",
+                           "1=1e300,2=-1e300", "Rndcg.1=0", "0.05", "0.95", "9", "10", "average", "rank", "docno"]
+               + compare_options + names + ["ndcg_cut.2", "P.1", "ndcg.1=2"] + numbers)
     write_dict("gdeval", ["\n", "\r", " ", "\t", "Q0", "0", "=====\n", "#", "-", "wt10-", b"\x1f\x8b\x08\x00", "%",
                           "%s", "nan", "inf", "1.#INF", "qnan", "snan", "1e3", "12x", "abc", "4", "5", "-1",
                           "18446744073709551615", "18446744073709551616", "9223372036854775808",
@@ -155,3 +186,4 @@ if __name__ == "__main__":
     write("discounts", [s.encode() for s in discounts()])
     write("cli", [b"\0".join(a.encode() for a in argv) for argv in cli()])
     write("gdeval", gdeval())
+    write("compare", [b"\0".join(a.encode() for a in argv) for argv in compare()])
