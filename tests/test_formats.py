@@ -506,6 +506,43 @@ def test_quiet_silences_warnings_not_errors_nor_misses(tmp_path):
     assert run_cli(["-Q", "-m", "map", *EXAMPLE]).stderr == ""
 
 
+_UNLABELLED = "-m runid"
+
+
+def _unlabelled_notes(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if _UNLABELLED in line]
+
+
+@pytest.mark.parametrize("jobs", [[], ["-j", "2"]])
+def test_several_runs_in_trec_text_get_one_note_on_labelling_them(other_run, tmp_path, jobs):
+    """trec_eval prints the runs' blocks one after another, unlabelled: stdout stays exactly
+    that (each run's text alone, joined), and one note after the results says how to label them."""
+    args = [*jobs, "-m", "map", "-m", "P.5", QRELS, RUN, other_run, RUN]
+    run = run_process if jobs else run_cli
+    out = run(args)
+    assert out.rc == 0
+    assert out.stdout == b"".join(run_cli(["-Q", "-m", "map", "-m", "P.5", QRELS, r]).stdout
+                                  for r in (RUN, other_run, RUN))
+    notes = _unlabelled_notes(out.stderr)
+    assert len(notes) == 1 and notes[0].startswith("trecgain: note: ") and "--format markdown" in notes[0]
+    assert "3 runs" in notes[0] and out.stderr.splitlines()[-1] == notes[0]  # after the other notes
+    written = run_cli(["-o", str(tmp_path / "out.txt"), *args[len(jobs):]])
+    assert _unlabelled_notes(written.stderr) == notes  # the file's blocks are as unlabelled
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "map", QRELS, RUN],  # one run
+    ["-Q", "-m", "map", QRELS, RUN, RUN],  # quiet
+    ["-m", "map", "-m", "runid", QRELS, RUN, RUN],  # labelled by their runid lines
+    ["-m", "all_trec", QRELS, RUN, RUN],  # runid among a nickname's measures
+    ["--format", "csv", "-m", "map", QRELS, RUN, RUN],  # a format that names the runs
+    ["--format", "markdown", "-m", "map", QRELS, RUN, RUN],
+])
+def test_no_labelling_note_when_the_runs_are_labelled_or_alone(args):
+    out = run_cli(args)
+    assert out.rc == 0 and out.stdout and _unlabelled_notes(out.stderr) == []
+
+
 def test_quiet_with_jobs(tmp_path):
     run = tmp_path / "cr.txt"
     run.write_bytes(CR_RUN)

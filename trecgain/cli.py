@@ -264,10 +264,21 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
     _publish(target, lambda write: _emit(write, form, outcomes, files[1:], header, per_query, not nosummary))
     for message in dict.fromkeys(m for _, _, ms in outcomes for m in ms):  # once the results are out
         _note(message, quiet)
+    if form == "trec" and len(outcomes) > 1 and not quiet and not _prints_runid(settings["measures"], compat):
+        _note(f"note: the {len(outcomes)} runs' results are printed one after another without their names, as "
+              "trec_eval prints them: -m runid adds each run's runid line, --format markdown (or csv, json) "
+              "names each run by its file", quiet)
     misses = _misses(thresholds, outcomes, files[1:])
     for miss in misses:
         _say(miss)
     return 3 if misses else 0
+
+
+def _prints_runid(measures: list[str], compat: str) -> bool:
+    """Whether the measures print a runid line (-m runid, or a nickname such as all_trec)."""
+    from .measures import parse_requests
+
+    return any(r.measure.name == "runid" for r in parse_requests(measures, compat))
 
 
 def _refuse_unsupported(debug: str | None, zscore: str | None, rel_format: str | None,
