@@ -1155,3 +1155,14 @@ def test_a_swap_is_told_by_the_files_first_lines(tmp_path):
     assert kinds == {"qrels": "qrels", "run": "run", "neither": None, "empty": None, "grades": "qrels",
                      "words": None, "ranks": None}
     assert input_kind(str(tmp_path / "missing")) is None and input_kind(str(tmp_path)) is None
+
+
+def test_o_refuses_what_looks_like_input_as_before_a_gzip_not_looked_into(tmp_path):
+    """-o's guard (looks_like_input) reads a file as it is: a gzipped run is stopped only by the
+    same-file check, as before the swap check learnt to look into gzip."""
+    from trecgain.output import input_kind, looks_like_input
+
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress(RUN))
+    assert input_kind(str(packed)) == "run" and not looks_like_input(str(packed))
+    assert input_kind(str(packed), gzip=False) is None

@@ -68,15 +68,16 @@ def final_path(target: str) -> str:
 
 
 def looks_like_input(path: str) -> bool:
-    """Whether a regular file's first line is a qrels line or a run line (input_kind)."""
-    return input_kind(path) is not None
+    """Whether a regular file's first line is a qrels line or a run line (input_kind; a
+    gzipped file is not looked into)."""
+    return input_kind(path, gzip=False) is not None
 
 
-def input_kind(path: str) -> str | None:
-    """What a regular file's first line (past comments and blank lines; gzip looked into)
-    looks like: "qrels" (qid iter docno grade), "run" (qid iter docno rank score tag ...),
-    or None."""
-    for line in _head(path).splitlines():
+def input_kind(path: str, gzip: bool = True) -> str | None:
+    """What a regular file's first line (past comments and blank lines; with `gzip`, a
+    gzipped file's) looks like: "qrels" (qid iter docno grade), "run" (qid iter docno rank
+    score tag ...), or None."""
+    for line in _head(path, gzip).splitlines():
         fields = line.split()
         if fields and not line.startswith(b"#"):
             if len(fields) == 4 and _is(fields[3:4], float):
@@ -87,14 +88,15 @@ def input_kind(path: str) -> str | None:
     return None
 
 
-def _head(path: str, size: int = 65536) -> bytes:
-    """The first bytes of a regular file (decompressed if gzipped); nothing if it cannot be read."""
+def _head(path: str, gzip: bool, size: int = 65536) -> bytes:
+    """The first bytes of a regular file (with `gzip`, decompressed if gzipped); nothing if it
+    cannot be read."""
     try:
         if not os.path.isfile(path):
             return b""
         with open(path, "rb") as f:
             head = f.read(size)
-        if head[:2] == b"\x1f\x8b":
+        if gzip and head[:2] == b"\x1f\x8b":
             import zlib
 
             try:
