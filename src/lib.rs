@@ -553,7 +553,6 @@ fn options(
         complete,
         empty_ok,
         compat,
-        rules,
         (kind, base),
         global_gains,
         exact_ideal,
@@ -565,7 +564,6 @@ fn options(
         Option<usize>,
         bool,
         bool,
-        String,
         String,
         (String, String),
         Option<SpecTuple>,
@@ -580,15 +578,10 @@ fn options(
         max_docs,
         complete,
         empty_ok,
-        compat: if compat == "9" {
-            Compat::Nine
-        } else {
-            Compat::Ten
-        },
-        rules: if rules == "9" {
-            Compat::Nine
-        } else {
-            Compat::Ten
+        compat: match compat.as_str() {
+            "9" => Compat::Nine,
+            "10" => Compat::Ten,
+            other => return Err(PyValueError::new_err(format!("unknown compat {other}"))),
         },
         discount: discount(&kind, &base)?,
         global_gains: global_gains.map(gain_spec).transpose()?,
@@ -669,6 +662,13 @@ impl PyEvaluation {
     #[getter]
     fn in_run(&self) -> Vec<bool> {
         self.inner.in_run.clone()
+    }
+
+    /// Per value slot: whether its measure follows 9.x's rules for the queries -c brings in
+    /// (no per-query line for them).
+    #[getter]
+    fn nine_slots(&self) -> Vec<bool> {
+        self.inner.nine_slots.clone()
     }
 
     #[getter]

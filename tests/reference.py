@@ -737,21 +737,23 @@ def measure_query(query: Query, request: Request, options: Options) -> list[Valu
 @dataclass
 class Outcome:
     """Per-query values {qid: {line: value}} (queries in qrels byte order, lines in registry
-    order), the `all` values, and which queries get per-query lines with -q (with -c, 9.x
-    prints none for a query the run lacks)."""
+    order), the `all` values, and which lines each query prints with -q (with -c, 9.x prints
+    none for a query the run lacks)."""
 
     per_query: dict[str, dict[str, Value]]
     aggregate: dict[str, Value | str]
     lines: list[str]
-    printed: dict[str, bool] = field(default_factory=dict)
+    printed: dict[str, list[str]] = field(default_factory=dict)
 
 
 STAND_IN = "ceci_nest_pas_un_docno"
 
 
-def follows_10(options: Options, requests: list[Request]) -> bool:
-    """Whether -c follows trec_eval 10 (compat 10, or dcg / ideal_dcg asked for, which 9.x lacks)."""
-    return options.compat == "10" or any(r.measure in ("dcg", "ideal_dcg") for r in requests)
+def follows_10(options: Options, request: Request) -> bool:
+    """Whether -c follows trec_eval 10 for a measure: compat 10, or dcg / ideal_dcg, which 9.x
+    lacks (10.0 on float32 scores).  Every other measure keeps 9.x's rules in compat 9, whatever
+    is measured beside it: a query only -c brings in is not evaluated, adds nothing, prints no line."""
+    return options.compat == "10" or request.measure in ("dcg", "ideal_dcg")
 
 
 def evaluated_queries(judgments: dict[bytes, dict[bytes, Grade]], rankings: dict[bytes, dict[str, float]],
@@ -759,7 +761,7 @@ def evaluated_queries(judgments: dict[bytes, dict[bytes, Grade]], rankings: dict
     """The qrels queries the run has, in byte order; with -c every qrels query.  No query in
     both files is an error, except with -c where trec_eval 10 is followed."""
     shared = sorted(q for q in judgments if q in rankings)
-    if not shared and not (options.complete and follows_10(options, requests)):
+    if not shared and not (options.complete and any(follows_10(options, r) for r in requests)):
         raise Refused("no query has both results and judgments")
     return sorted(judgments) if options.complete else shared
 
@@ -815,32 +817,37 @@ def evaluate(qrels: Qrels, run: Run, measures: Iterable[str] = ("gain",), tag: s
     if not rankings:
         raise Refused("no results")
     qids = evaluated_queries(judgments, rankings, options, requests)
-    queries = []
-    for qid in qids:
-        stand_in = qid not in rankings and follows_10(options, requests)
+    def query(qid: bytes, stand_in: bool) -> Query:
         # trec_eval 10 measures a query only -c brings in on one document of score 1.0, looked up
         # in the qrels like any other
         ranking = rank({STAND_IN: 1.0} if stand_in else rankings.get(qid, {}), options.compat, options.max_docs)
         judged = [g for g in judgments[qid].values() if g >= 0]
-        queries.append(Query(qid.decode("utf-8", "surrogateescape"), relevance_values(ranking, judgments[qid]),
-                             judged, options.relevance_level, qid in rankings, stand_in))
+        return Query(qid.decode("utf-8", "surrogateescape"), relevance_values(ranking, judgments[qid]),
+                     judged, options.relevance_level, qid in rankings, stand_in)
+
+    # per query, as measures under 10.0's rules and under 9.x's see it
+    queries = [(query(qid, qid not in rankings), query(qid, False)) for qid in qids]
     columns: dict[str, list[Value]] = {}
+    nine_lines: set[str] = set()
     for request in requests:
         if request.measure in ("runid", "num_q"):
             continue
-        per_request = [measure_query(query, request, options) for query in queries]
+        ten = follows_10(options, request)
+        per_request = [measure_query(q[0] if ten else q[1], request, options) for q in queries]
         for j, line in enumerate(request.lines):
             columns[line] = [values[j] for values in per_request]
-    per_query = {query.qid: {line: column[i] for line, column in columns.items()} for i, query in enumerate(queries)}
-    if not follows_10(options, requests):
-        # 9.x never evaluates a query only -c brings in: it adds nothing to the sums, whatever
-        # its empty ranking would score (Rndcg's 0/0, for one), and counts in the divisor
-        absent = [not query.in_run for query in queries]
-        def nothing(value: Value) -> Value:
-            return value if isinstance(value, str) else type(value)(0)
+            if not ten:
+                nine_lines.add(line)
+    per_query = {q[1].qid: {line: column[i] for line, column in columns.items()} for i, q in enumerate(queries)}
 
-        columns = {line: [nothing(v) if out else v for v, out in zip(column, absent)]
-                   for line, column in columns.items()}
+    def nothing(value: Value) -> Value:
+        return value if isinstance(value, str) else type(value)(0)
+
+    # 9.x never evaluates a query only -c brings in: it adds nothing to the sums, whatever its
+    # empty ranking would score (Rndcg's 0/0, for one), and counts in the divisor
+    absent = [not q[1].in_run for q in queries]
+    columns = {line: [nothing(v) if out and line in nine_lines else v for v, out in zip(column, absent)]
+               for line, column in columns.items()}
     aggregate: dict[str, Value | str] = {}
     for request in requests:
         for line in request.lines:
@@ -851,5 +858,5 @@ def evaluate(qrels: Qrels, run: Run, measures: Iterable[str] = ("gain",), tag: s
             else:
                 aggregate[line] = summarize(request, columns[line], judgments, options)
     lines = [line for request in requests for line in request.lines]
-    printed = {query.qid: query.in_run or follows_10(options, requests) for query in queries}
+    printed = {q[1].qid: [line for line in lines if q[1].in_run or line not in nine_lines] for q in queries}
     return Outcome(per_query, aggregate, lines, printed)

@@ -288,11 +288,10 @@ def make_request(measure: str, text: str | None, compat: str) -> Request:
 def parse_measures(specs: Iterable[str], compat: str) -> list[Request]:
     """-m arguments to requests in trec_eval's measure order.  `name.params` gives a measure
     its parameters (the first given for a name wins, whatever order the -m come in); a
-    nickname marks its measures (10.0's lists when compat is 10 or a measure 9.x lacks is
-    named); an empty parameter list or an unknown name is refused."""
+    nickname marks its version's measures (9.x's all_trec in compat 9, whatever else is named);
+    an empty parameter list or an unknown name is refused."""
     specs = list(specs)
-    names = [spec.partition(".")[0] for spec in specs]
-    nicknames = NICKNAMES["10" if compat == "10" or any(n in ONLY_IN_10 for n in names) else "9"]
+    nicknames = NICKNAMES[compat]
     marked: set[str] = set()
     texts: dict[str, str] = {}
     for spec in specs:
@@ -730,9 +729,12 @@ class TrecOutcome:
     lines: list[str] = field(default_factory=list)
 
 
-def follows_10(compat: str, requests: list[Request]) -> bool:
-    """Whether trec_eval 10.0's rules apply: compat 10, or a measure 9.x lacks asked for."""
-    return compat == "10" or any(r.measure in ONLY_IN_10 for r in requests)
+def follows_10(compat: str, request: Request) -> bool:
+    """Whether trec_eval 10.0's rules for the queries -c brings in apply to a measure: compat 10,
+    or a measure 9.x lacks (10.0 on float32 scores).  Every other measure keeps 9.x's rules in
+    compat 9, whatever is measured beside it: such a query is not evaluated, adds nothing to its
+    sums and prints no line of it."""
+    return compat == "10" or request.measure in ONLY_IN_10
 
 
 def evaluate_trec(qrels: reference.Qrels, run: reference.Run, tag: str = "unknown",
@@ -747,7 +749,6 @@ def evaluate_trec(qrels: reference.Qrels, run: reference.Run, tag: str = "unknow
     if max_docs is not None and max_docs < 0:
         raise Refused("-M must not be negative")
     requests = parse_measures([measures] if isinstance(measures, str) else measures, compat)
-    rules = "10" if follows_10(compat, requests) else "9"
     reference.check_grades(qrels, fractional=False)
     judgments = {reference.key(q): {reference.key(d): g for d, g in docs.items()} for q, docs in qrels.items() if docs}
     rankings = {reference.key(q): docs for q, docs in run.items()}
@@ -756,7 +757,7 @@ def evaluate_trec(qrels: reference.Qrels, run: reference.Run, tag: str = "unknow
     if not rankings:
         raise Refused("no results")
     shared = sorted(q for q in judgments if q in rankings)
-    if rules == "10" and complete:
+    if complete and any(follows_10(compat, r) for r in requests):
         evaluated = sorted(judgments)
     elif shared:
         evaluated = shared
@@ -774,7 +775,9 @@ def evaluate_trec(qrels: reference.Qrels, run: reference.Run, tag: str = "unknow
         q = Ranked(qid, values, judged, relevance_level, bogus=qid not in rankings)
         line_values: dict[str, float | int | str] = {}
         for request in requests:
-            for line, value in zip(request.lines, measure_query(q, request, rules, num_docs)):
+            if q.bogus and not follows_10(compat, request):
+                continue
+            for line, value in zip(request.lines, measure_query(q, request, compat, num_docs)):
                 line_values[line] = value
         if q.bogus:
             clean_up_stand_in(line_values)
@@ -790,7 +793,7 @@ def evaluate_trec(qrels: reference.Qrels, run: reference.Run, tag: str = "unknow
             kinds[line] = kind.value
             if kind.per_query:
                 printed.append(line)
-            column = [per_query[qid][line] for qid in evaluated]
+            column = [per_query[qid][line] for qid in evaluated if line in per_query[qid]]
             if kind.average == "runid":
                 aggregate[line] = tag
             elif kind.average == "num_q":
@@ -804,7 +807,7 @@ def evaluate_trec(qrels: reference.Qrels, run: reference.Run, tag: str = "unknow
                 for value in column:
                     total += value  # type: ignore[operator]
                 if complete:
-                    total += (num_queries - len(evaluated)) * math.log(MIN_GEO_MEAN)
+                    total += (num_queries - len(column)) * math.log(MIN_GEO_MEAN)
                 aggregate[line] = math.exp(total / num_queries)
             elif kind.average == "mean":
                 total = 0.0
@@ -838,6 +841,8 @@ def format_trec(outcome: TrecOutcome, per_query: bool = False, summary: bool = T
         for qid, values in outcome.per_query.items():
             name = qid.decode("utf-8", "surrogateescape")
             for line in outcome.printed:
+                if line not in values:  # a query the run lacks, of a measure under 9.x's rules
+                    continue
                 if outcome.kinds[line] == "string":
                     out.append("%-22s\t%s\t'%s'\n" % (line, name, values[line]))
                 else:

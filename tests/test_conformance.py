@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import CASES, case_invocation, load_case, run_cli, run_process
+from conftest import CASE_IDS, case_invocation, expected_stdout, load_case, run_cli, run_process
 
-CASE_IDS = sorted(p.name for p in CASES.iterdir() if p.is_dir())
 MODES = ["10", "9"]
-
 
 def check(outcome, expect: dict, case_id: str, mode: str = "") -> None:
     if expect.get("error"):
@@ -21,7 +19,7 @@ def check(outcome, expect: dict, case_id: str, mode: str = "") -> None:
     else:
         assert outcome.rc == expect["rc"], f"{case_id}: exit {outcome.rc}, stderr {outcome.stderr!r}"
         text = outcome.stdout.decode("utf-8", "surrogateescape")
-        assert text == expect["stdout"]
+        assert text == expected_stdout(case_id, mode, expect)
 
 
 @pytest.mark.parametrize("mode", MODES)

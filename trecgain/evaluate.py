@@ -103,23 +103,29 @@ class Result(Record):
     def per_query(self) -> dict[str, dict[str, float | int | str]]:
         """{qid: {line name: value}} for every evaluated query (lines printed per query)."""
         self._kept("Result.per_query")
-        return dict(self._query_rows(range(len(self.qid_bytes))))
+        return dict(self._query_rows(range(len(self.qid_bytes)), printed=False))
 
     def query_values(self) -> list[tuple[str, dict[str, float | int | str]]]:
         """[(qid, {line name: value})] of the queries `to_trec(per_query=True)` prints, in its
         order (with -c, the queries the run lacks only under trec_eval 10's rules)."""
         self._kept("Result.query_values")
         in_run = self.evaluation.in_run
-        return self._query_rows(q for q in range(len(in_run)) if in_run[q] or self.absent_queries)
+        return self._query_rows((q for q in range(len(in_run)) if in_run[q] or self.absent_queries), printed=True)
 
-    def _query_rows(self, queries: Iterable[int]) -> list[tuple[str, dict[str, float | int | str]]]:
+    def _query_rows(self, queries: Iterable[int], printed: bool) -> list[tuple[str, dict[str, float | int | str]]]:
+        """Each query's per-query lines; `printed`: for a query the run lacks, only the lines
+        that are printed, those of measures under trec_eval 10's rules (9.x's never evaluate it:
+        `per_query` shows their empty ranking's values)."""
         formats = [f for f in self._formats() if f[2]]
-        qids = self.qids
+        nine = self.evaluation.nine_slots
+        absent_formats = [f for f in formats if not (printed and f[4] < len(nine) and nine[f[4]])]
+        qids, in_run = self.qids, self.evaluation.in_run
         out = []
         for q in queries:
             row = self.evaluation.row(q)
+            shown = formats if in_run[q] else absent_formats
             out.append((qids[q], {name: _value(row[slot:slot + slots], kind, rule)
-                                  for name, kind, _, rule, slot, slots in formats}))
+                                  for name, kind, _, rule, slot, slots in shown}))
         return out
 
     @property
@@ -260,16 +266,17 @@ class Evaluator:
         self.num_docs = num_docs  # -N: the collection size (utility)
 
     def _follows_10(self) -> bool:
-        """Whether trec_eval 10's measure rules apply: queries the run lacks (with -c, 10 prints
-        them with -q and evaluates them even when no query overlaps; 9.x does neither) and recall
-        points.  9.x has no dcg, ideal_dcg, rbp, rbp_resid or unj, so with those measures compat
-        9 means trec_eval 10 on float32 scores."""
+        """Whether some measure follows trec_eval 10's rules for the queries the run lacks (with
+        -c, 10 prints them with -q and evaluates them even when no query overlaps; 9.x does
+        neither): compat 10, or in compat 9 a measure 9.x lacks (dcg, ideal_dcg, rbp, rbp_resid,
+        unj: trec_eval 10 on float32 scores).  Each other measure keeps 9.x's rules beside them;
+        the core decides per measure (its kernel table's in_trec_eval_9)."""
         return self.compat == "10" or not all(r.measure.in_trec_eval_9 for r in self.requests)
 
     def _options(self, ties: str | None = None) -> tuple:
         """The options tuple trecgain._core reads (`ties`: another tie rule than the evaluator's)."""
         return (float(self.relevance_level), bool(self.judged_only), self.max_docs, bool(self.complete),
-                bool(self.complete and self._follows_10()), self.compat, "10" if self._follows_10() else "9",
+                bool(self.complete and self._follows_10()), self.compat,
                 self.discount.to_core(),
                 self.global_gains.to_core() if self.global_gains else None, bool(self.exact_ideal),
                 int(self.err_max_grade), (self.num_docs, ties or self.ties))

@@ -29,6 +29,9 @@ pub struct Evaluation {
     pub in_run: Vec<bool>,
     /// Output lines (values per query).
     pub width: usize,
+    /// Per value slot: its measure follows trec_eval 9.x's rules for the queries -c brings in
+    /// (`Measuring::nine_slots`): their values are not evaluated, and print no line.
+    pub nine_slots: Vec<bool>,
     /// `values[q * width + line]`.
     pub values: Vec<f64>,
     /// The `all` value of each line.
@@ -91,14 +94,16 @@ impl Evaluation {
     }
 }
 
-/// A request with its kernel, the first of its output lines, and its own options when it
-/// has its own relevance level.
+/// A request with its kernel, the first of its output lines, its own options when it has its
+/// own relevance level, and whether it follows trec_eval 9.x's rules for the queries -c brings
+/// in (compat 9 and a measure 9.x has: never evaluated, never printed, adding nothing).
 struct Planned<'a> {
     request: &'a Request,
     kernel: &'static KernelRecord,
     first_line: usize,
     lines: usize,
     options: Option<Options>,
+    nine: bool,
 }
 
 fn plan<'r>(requests: &'r [Request], options: &Options) -> Result<(Vec<Planned<'r>>, usize)> {
@@ -118,6 +123,7 @@ fn plan<'r>(requests: &'r [Request], options: &Options) -> Result<(Vec<Planned<'
             first_line: width,
             lines,
             options: own,
+            nine: options.compat == Compat::Nine && kernel.in_trec_eval_9,
         });
         width += lines;
     }
@@ -190,6 +196,16 @@ impl<'a> Measuring<'a> {
     /// The qid of qrels query `query`.
     pub fn qid(&self, query: usize) -> &[u8] {
         self.qrels.qids.get(query)
+    }
+
+    /// Per value slot: whether its measure follows trec_eval 9.x's rules for the queries -c
+    /// brings in (9.x never evaluates them: they add nothing and print no line).
+    pub fn nine_slots(&self) -> Vec<bool> {
+        let mut slots = vec![false; self.width];
+        for p in &self.planned {
+            slots[p.first_line..p.first_line + p.lines].fill(p.nine);
+        }
+        slots
     }
 
     /// Whether the run has qrels query `query` (false for one only -c brings in).
@@ -295,11 +311,9 @@ impl<'a> Measuring<'a> {
     pub fn evaluate_keeping(&self, budget: usize) -> Result<Evaluation> {
         let mut keep_values = budget > 0;
         let mut values = Vec::new();
-        // 9.x never evaluates the queries -c brings in.
-        let nine = self.options.rules == Compat::Nine;
-        let mut totals = Totals::new(self.width, nine);
+        let mut totals = Totals::new(self.nine_slots());
         let checking = self.tie_lines.is_some() && self.options.ties == Ties::Docno;
-        let mut other_totals = Totals::new(self.width, nine);
+        let mut other_totals = Totals::new(self.nine_slots());
         let mut differing = 0;
         let lines = self.tie_lines.as_deref().unwrap_or(&[]);
         let width = self.width.max(1);
@@ -347,6 +361,7 @@ impl<'a> Measuring<'a> {
                 .map(|&q| self.grouping.in_run[q])
                 .collect(),
             width: self.width,
+            nine_slots: self.nine_slots(),
             values,
             summaries: finish(&totals),
             tie_check,
@@ -478,8 +493,7 @@ pub fn assemble(
     if let Some((_, error)) = failure {
         return Err(error);
     }
-    let nine = options.rules == Compat::Nine;
-    let mut totals = Totals::new(width, nine);
+    let mut totals = Totals::new(measuring.nine_slots());
     let mut values = Vec::with_capacity(queries.len() * width);
     let mut qids = Arena::new();
     let mut in_run = Vec::with_capacity(queries.len());
@@ -504,6 +518,7 @@ pub fn assemble(
         qids,
         in_run,
         width,
+        nine_slots: measuring.nine_slots(),
         values,
         summaries: totals.finish(&measuring.summaries(), qrels, options.complete),
         tie_check: None,
@@ -696,8 +711,17 @@ impl Measuring<'_> {
             ties: average.then_some(s.groups.as_slice()),
         };
         let tally = Some(Tally::count(&whole, options.relevance_level));
+        let not_evaluated = Query {
+            ranked: &[],
+            judged: &s.judged,
+            stand_in: false,
+            tally: None,
+            ties: average.then_some(&[]),
+        };
         for p in &self.planned {
-            let query = if p.request.judged_only && !options.judged_only {
+            let query = if absent && p.nine {
+                Query { ..not_evaluated } // 9.x's rule for a query -c brings in
+            } else if p.request.judged_only && !options.judged_only {
                 only_judged_tied(
                     ranked,
                     &s.groups,
@@ -888,15 +912,15 @@ mod tests {
                 e.in_run.clone(),
             )
         };
-        for (complete, rules) in [
+        for (complete, compat) in [
             (false, Compat::Ten),
             (true, Compat::Ten),
             (true, Compat::Nine),
         ] {
             let options = Options {
                 complete,
-                empty_ok: complete && rules == Compat::Ten,
-                rules,
+                empty_ok: complete && compat == Compat::Ten,
+                compat,
                 ..Options::default()
             };
             let want = evaluate(&qrels, &whole, &requests, &options).unwrap();
@@ -921,7 +945,7 @@ mod tests {
             assert_eq!(
                 bits(&got),
                 bits(&want),
-                "complete {complete}, rules {rules:?}"
+                "complete {complete}, compat {compat:?}"
             );
             assert_eq!(
                 (got.queries_not_in_run, got.queries_not_in_qrels),

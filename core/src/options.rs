@@ -192,9 +192,6 @@ pub struct Options {
     pub empty_ok: bool,
     /// How scores are read: doubles (10) or rounded to f32 (9).
     pub compat: Compat,
-    /// Whose measure rules apply (recall points, queries -c brings in): 9.x's, or 10.0's also
-    /// in compat 9 when a measure 9.x lacks is asked for (then compat 9 is trec_eval 10 on f32).
-    pub rules: Compat,
     pub discount: Discount,
     /// `--global-gains`: gains for every gain measure without its own.
     pub global_gains: Option<GainSpec>,
@@ -217,7 +214,6 @@ impl Default for Options {
             complete: false,
             empty_ok: false,
             compat: Compat::Ten,
-            rules: Compat::Ten,
             discount: Discount::TREC_EVAL,
             global_gains: None,
             exact_ideal: false,

@@ -56,7 +56,8 @@ pub fn write_trec(
         for q in 0..ev.qids.len() {
             if ev.in_run[q] || layout.absent_queries {
                 let row = &ev.values[q * ev.width..(q + 1) * ev.width];
-                push_query(&mut buf, lines, ev.qids.get(q), row, &ev.tag);
+                let skip = (!ev.in_run[q]).then_some(ev.nine_slots.as_slice());
+                push_query(&mut buf, lines, ev.qids.get(q), row, &ev.tag, skip);
             }
             flush_full(&mut buf, sink)?;
         }
@@ -76,6 +77,7 @@ pub fn write_trec_streamed(
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
     if layout.per_query {
         let width = measuring.width();
+        let nine = measuring.nine_slots();
         measuring.for_each_block(&mut |queries, rows| {
             for (i, &q) in queries.iter().enumerate() {
                 if measuring.in_run(q) || layout.absent_queries {
@@ -85,6 +87,7 @@ pub fn write_trec_streamed(
                         measuring.qid(q),
                         &rows[i * width..(i + 1) * width],
                         &ev.tag,
+                        (!measuring.in_run(q)).then_some(nine.as_slice()),
                     );
                 }
                 flush_full(&mut buf, sink)?;
@@ -127,11 +130,20 @@ fn finish(
     Ok(())
 }
 
-/// One query's lines, in registry order.
-fn push_query(buf: &mut Vec<u8>, lines: &[LineFormat], qid: &[u8], row: &[f64], tag: &[u8]) {
+/// One query's lines, in registry order; `skip`: for a query the run lacks, the value slots
+/// whose lines 9.x's rules do not print (`Evaluation::nine_slots`).
+fn push_query(
+    buf: &mut Vec<u8>,
+    lines: &[LineFormat],
+    qid: &[u8],
+    row: &[f64],
+    tag: &[u8],
+    skip: Option<&[bool]>,
+) {
     let mut slot = 0;
     for line in lines {
-        if line.per_query {
+        let skipped = skip.is_some_and(|nine| nine.get(slot).copied().unwrap_or(false));
+        if line.per_query && !skipped {
             push_line(
                 buf,
                 &line.name,

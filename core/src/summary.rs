@@ -11,16 +11,18 @@ pub struct Totals {
     /// Queries added, and those of them the run has.
     queries: usize,
     in_run: usize,
-    /// trec_eval 9.x: queries only -c brings in are not evaluated; they add nothing to the
-    /// sums and count only in the divisor (and as log(MIN_GEO_MEAN) in geometric means).
-    absent_add_nothing: bool,
+    /// Per value slot, trec_eval 9.x's rule: queries only -c brings in are not evaluated; they
+    /// add nothing to the sums and count only in the divisor (and as log(MIN_GEO_MEAN) in
+    /// geometric means).
+    absent_add_nothing: Vec<bool>,
 }
 
 impl Totals {
-    /// `absent_add_nothing`: trec_eval 9.x's rule for the queries only -c brings in.
-    pub fn new(width: usize, absent_add_nothing: bool) -> Self {
+    /// `absent_add_nothing`: per value slot, whether trec_eval 9.x's rule for the queries only
+    /// -c brings in applies.
+    pub fn new(absent_add_nothing: Vec<bool>) -> Self {
         Totals {
-            totals: vec![0.0; width],
+            totals: vec![0.0; absent_add_nothing.len()],
             queries: 0,
             in_run: 0,
             absent_add_nothing,
@@ -30,12 +32,16 @@ impl Totals {
     /// Adds one query's values (one per line); `in_run`: the run has the query.
     pub fn add(&mut self, row: &[f64], in_run: bool) {
         self.queries += 1;
-        if !in_run && self.absent_add_nothing {
-            return;
-        }
         self.in_run += usize::from(in_run);
-        for (total, v) in self.totals.iter_mut().zip(row) {
-            *total += v;
+        for ((total, v), &nine) in self
+            .totals
+            .iter_mut()
+            .zip(row)
+            .zip(&self.absent_add_nothing)
+        {
+            if in_run || !nine {
+                *total += v;
+            }
         }
     }
 
@@ -45,13 +51,14 @@ impl Totals {
         self.totals
             .iter()
             .zip(summaries)
-            .map(|(&total, &summary)| match summary {
+            .zip(&self.absent_add_nothing)
+            .map(|((&total, &summary), &nine)| match summary {
                 Summary::Mean if self.queries == 0 => 0.0,
                 Summary::Mean => total / n,
                 Summary::GeometricMean if self.queries == 0 => 0.0,
                 Summary::GeometricMean => {
                     let mut sum = total;
-                    if self.absent_add_nothing {
+                    if nine {
                         sum += (self.queries - self.in_run) as f64 * MIN_GEO_MEAN.ln();
                     }
                     (sum / n).exp()
@@ -77,14 +84,14 @@ mod tests {
         // 0.1 + 0.2 + 0.3 added left to right is 0.6000000000000001; divided by 3.
         let expected = ((0.1f64 + 0.2) + 0.3) / 3.0;
         let qrels = Qrels::from_judgments("q", [(b"1", b"d", 1.0)], false).unwrap();
-        let mut totals = Totals::new(2, false);
+        let mut totals = Totals::new(vec![false; 2]);
         for v in [0.1, 0.2, 0.3] {
             totals.add(&[v, 1.0], true);
         }
         let all = totals.finish(&[Summary::Mean, Summary::Sum], &qrels, false);
         assert_eq!(all, vec![expected, 3.0]);
         assert_eq!(
-            Totals::new(1, false).finish(&[Summary::Mean], &qrels, false),
+            Totals::new(vec![false]).finish(&[Summary::Mean], &qrels, false),
             vec![0.0]
         );
     }

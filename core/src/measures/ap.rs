@@ -142,7 +142,7 @@ fn interpolated(q: &Query, points: &[f64], o: &Options, mut emit: impl FnMut(usi
     let t = Tally::of(q, o);
     let ranks: Vec<i64> = points
         .iter()
-        .map(|&p| recall_rank(p, t.rel, o.rules))
+        .map(|&p| recall_rank(p, t.rel, o.compat))
         .collect();
     let mut cut = ranks.len() as i64 - 1;
     while cut >= 0 && ranks[cut as usize] > t.rel_ret as i64 {

@@ -78,6 +78,10 @@ pub struct KernelRecord {
     pub name: &'static str,
     pub compute: Kernel,
     pub slots: Slots,
+    /// trec_eval 9.x has the measure: under `--compat 9` it follows 9.x's rules (the queries
+    /// -c brings in are not evaluated, 9.x's recall points); a measure new in 10.0 follows
+    /// 10.0's on float32 scores, whatever else is measured beside it.
+    pub in_trec_eval_9: bool,
 }
 
 impl KernelRecord {
@@ -115,8 +119,8 @@ pub static KERNELS: &[KernelRecord] = &[
     one("11pt_avg", ap::eleven_point),
     one("binG", gain::bin_g),
     one("G", gain::gain_g),
-    one("dcg", gain::dcg),
-    one("ideal_dcg", gain::ideal_dcg),
+    new_in_10(one("dcg", gain::dcg)),
+    new_in_10(one("ideal_dcg", gain::ideal_dcg)),
     one("ndcg", gain::ndcg),
     one("ndcg_rel", gain::ndcg_rel),
     one("Rndcg", gain::rndcg),
@@ -130,9 +134,9 @@ pub static KERNELS: &[KernelRecord] = &[
     one("set_map", precision::set_map),
     one("set_F", precision::set_f),
     one("num_nonrel_judged_ret", precision::num_nonrel_judged_ret),
-    one("rbp", rbp::rbp),
-    one("rbp_resid", rbp::rbp_resid),
-    per_cutoff("unj", precision::unj),
+    new_in_10(one("rbp", rbp::rbp)),
+    new_in_10(one("rbp_resid", rbp::rbp_resid)),
+    new_in_10(per_cutoff("unj", precision::unj)),
     per_cutoff("err_cut", err::err_cut),
     one("ndcg_p", gain::ndcg_p),
     per_cutoff("cg_cut", gain::cg_cut),
@@ -145,6 +149,14 @@ const fn record(name: &'static str, compute: Kernel, slots: Slots) -> KernelReco
         name,
         compute,
         slots,
+        in_trec_eval_9: true,
+    }
+}
+
+const fn new_in_10(record: KernelRecord) -> KernelRecord {
+    KernelRecord {
+        in_trec_eval_9: false,
+        ..record
     }
 }
 
