@@ -431,7 +431,8 @@ def test_progress_bar_only_on_a_terminal(cluster, tmp_path):
     runs = [tmp_path / f"run{i}.txt" for i in range(3)]
     for i, run in enumerate(runs):  # every query, ordered by the rank column: no note to print
         run.write_text("".join(run_lines([f"{q:03d}" for q in range(10)], i)))
-    args = [sys.executable, "-m", "trecgain", "--dask", address, "--ties", "rank", "-m", "map", str(qrels), *runs]
+    args = [sys.executable, "-m", "trecgain", "--dask", address, "--ties", "rank", "-m", "runid", "-m", "map",
+            str(qrels), *runs]  # runid labels the runs: no note on unlabelled ones either
     plain = subprocess.run(args, capture_output=True, cwd=ROOT)
     assert plain.returncode == 0 and plain.stdout and plain.stderr == b""
     controller, terminal = pty.openpty()
