@@ -174,6 +174,27 @@ def test_rank_ties_need_a_rank_column(tmp_path):
         Evaluator(str(qrels), measures=["map"], ties="rank").evaluate({"q": {"a": 1.0}})
 
 
+@pytest.mark.parametrize("rank, problem", [("9007199254740993", "is out of range"), ("2.5", "is not a whole number"),
+                                           ("1e3", "is not a whole number")])
+def test_rank_ties_refuse_ranks_that_are_not_exact(tmp_path, rank, problem):
+    """Ranks compare exactly: 2^53 + 1 would read as 2^53 and tie with it (the docno rule then
+    ordering them backwards), so a rank past 2^53 or with a fraction is refused."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q 0 a 1\nq 0 b 0\n")
+    run.write_text(f"q Q0 a 9007199254740992 1 r\nq Q0 b {rank} 1 r\n")
+    out = run_cli(["--ties", "rank", "-m", "relstring.2", str(qrels), str(run)])
+    assert out.rc != 0 and out.stdout == b""
+    assert out.stderr.count("\n") == 1 and f"run.txt:2: rank '{rank}' {problem}" in out.stderr
+
+
+def test_rank_ties_order_large_ranks_exactly(tmp_path):
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q 0 a 1\nq 0 b 0\n")
+    run.write_text("q Q0 a 9007199254740992 1 r\nq Q0 b 9007199254740991 1 r\n")
+    got = Evaluator(str(qrels), measures=["relstring.2"], ties="rank").evaluate(str(run)).per_query["q"]
+    assert got["relstring_2"] == "01"  # b's rank is the smaller, whatever the docnos say
+
+
 @pytest.mark.parametrize("args, message", [
     (["--ties", "average", "-m", "map"], "not for map"),
     (["--ties", "average"], "not for map"),  # the default measures are official's

@@ -366,7 +366,8 @@ pub struct Run {
     pub scores: Vec<f64>,
     /// Per line: 1-based line number in the file.
     pub lines: Vec<u64>,
-    /// Per line, the rank column, when the run was read for `--ties rank` (else empty).
+    /// Per line, the rank column, when the run was read for `--ties rank` (else empty): whole
+    /// numbers, exact as doubles.
     pub ranks: Vec<f64>,
     /// Whether every line's score is written as its rank is (`1 ... 1`, `2 ... 2`): the score
     /// column then holds ranks, and trec_eval ranks them upside down.

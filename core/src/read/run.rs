@@ -3,7 +3,7 @@
 use hashbrown::HashTable;
 use memchr::memchr;
 
-use super::number::{parse_decimal, Decimal};
+use super::number::{parse_decimal, parse_integer, Decimal, Grade};
 use super::scan::split_line;
 use super::source::Chunk;
 use super::text::show;
@@ -212,18 +212,25 @@ impl RunBuilder {
 }
 
 /// The rank column of a line, read for `--ties rank`.
+/// A rank: a whole number, exact as a double (at most 2^53 in magnitude), so that ranks
+/// compare exactly.
 fn parse_rank(rank: &[u8], name: &str, line: u64) -> Result<f64> {
-    match parse_decimal(rank) {
-        Decimal::Value(v) => Ok(v),
-        _ => Err(Error::at(
-            format!(
-                "rank '{}' is not a number (--ties rank orders by the rank column)",
-                show(rank)
-            ),
-            name,
-            line,
-        )),
-    }
+    let problem = match parse_integer(rank) {
+        Grade::Value(v) => return Ok(v),
+        Grade::NotInteger {
+            looks_fractional: true,
+        } => "is not a whole number",
+        Grade::NotInteger { .. } => "is not a number",
+        Grade::OutOfRange => "is out of range (ranks are whole numbers up to 2^53)",
+    };
+    Err(Error::at(
+        format!(
+            "rank '{}' {problem} (--ties rank orders by the rank column)",
+            show(rank)
+        ),
+        name,
+        line,
+    ))
 }
 
 /// The line of the first CR in the chunk that is not followed by '\n' (0: none).

@@ -1364,3 +1364,40 @@ fn run_read_in_parts_numbers_the_files_lines() {
     let empty = read_run_with(Input::from_bytes("run.txt", b"# c\n".to_vec()), &options).unwrap();
     assert!(empty.scores.is_empty());
 }
+
+/// `--ties rank` reads the rank column as whole numbers exact in a double: a rank past 2^53 or
+/// with a fraction is refused, not rounded into a tie with its neighbour.
+#[test]
+fn ranks_are_exact_whole_numbers() {
+    let read = |text: &[u8]| {
+        read_run_with(
+            Input::from_bytes("run.txt", text.to_vec()),
+            &ReadOptions {
+                ranks: true,
+                ..ReadOptions::default()
+            },
+        )
+    };
+    let Ok(run) =
+        read(b"q Q0 a 9007199254740992 1 t\nq Q0 b 9007199254740991 1 t\nq Q0 c -3 1 t\n")
+    else {
+        panic!("whole ranks refused");
+    };
+    assert_eq!(run.ranks, [9007199254740992.0, 9007199254740991.0, -3.0]);
+    for (rank, problem) in [
+        ("9007199254740993", "is out of range"),
+        ("1.5", "is not a whole number"),
+        ("1e3", "is not a whole number"),
+        ("first", "is not a number"),
+    ] {
+        let text = format!("q Q0 a 1 1 t\nq Q0 b {rank} 1 t\n");
+        let message = match read(text.as_bytes()) {
+            Ok(_) => panic!("rank {rank} accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            message.starts_with(&format!("run.txt:2: rank '{rank}' {problem}")),
+            "{message}"
+        );
+    }
+}
