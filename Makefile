@@ -12,27 +12,38 @@ CORE_SOURCES := $(shell find src core/src -name '*.rs') Cargo.toml core/Cargo.to
 
 .PHONY: example test rust-test python-test bench clean
 
-# trecgain alone (what `make example` needs: it has no run-time dependencies) ...
+# The virtual environment; a change to pyproject.toml makes it anew.
 $(STAMP): pyproject.toml
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
-	touch $(STAMP) $(BUILT)
+	touch $(STAMP)
 
-# ... and the test tools (pyproject.toml's `test` extra, its one list), for `make test` only.
-# pip installs an extra only with trecgain itself: cargo finds the core already built.
-$(TOOLS): $(STAMP)
-	$(PY) -m pip install --quiet -e '.[test]'
-	touch $(TOOLS)
-
-# A change to the Rust sources rebuilds the extension in place (the test tools stay).
-# Bytecode is compiled as a wheel install compiles it (an editable install does not, and with
-# PYTHONDONTWRITEBYTECODE every start would compile the package again).
+# trecgain itself, built once (what `make example` needs); a change to the Rust sources
+# rebuilds the extension in place.
 $(BUILT): $(STAMP) $(CORE_SOURCES)
-	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m pip install --quiet -e .
 	touch $(BUILT)
 
+# The test tools, for `make test` only: pyproject.toml's `test` extra (its one list), installed
+# by name so that trecgain is not built a second time (pip installs an extra only by building
+# the package it belongs to).
+$(TOOLS): $(STAMP)
+	$(PY) -c "$$TEST_EXTRA" | xargs $(PY) -m pip install --quiet
+	touch $(TOOLS)
+
+define TEST_EXTRA
+try:
+    import tomllib
+except ImportError:  # Python 3.10: pip's own copy of the same parser
+    from pip._vendor import tomli as tomllib
+with open("pyproject.toml", "rb") as f:
+    print("\n".join(tomllib.load(f)["project"]["optional-dependencies"]["test"]))
+endef
+export TEST_EXTRA
+
+# Bytecode is compiled as a wheel install compiles it (an editable install does not, and with
+# PYTHONDONTWRITEBYTECODE every start would compile the package again).
 $(PYC): $(BUILT) $(PY_SOURCES)
 	$(PY) -m compileall -q trecgain
 	touch $(PYC)
@@ -42,9 +53,20 @@ example: $(PYC)
 
 test: rust-test python-test
 
-rust-test: $(BUILT)
-	PYO3_PYTHON=$(abspath $(PY)) cargo clippy --workspace --all-targets --quiet -- -D warnings
+# clippy's lints change from one Rust release to the next, so they run on the pinned toolchain
+# only (CLIPPY_TOOLCHAIN, the one these machines carry); `make test` says so where it is absent
+# rather than failing on code that did not change.
+CLIPPY_TOOLCHAIN ?= 1.95.0
+
+rust-test: $(BUILT) lint
 	cargo test --quiet -p trecgain-core
+
+.PHONY: lint
+lint: $(BUILT)
+	@if rustup toolchain list 2>/dev/null | grep -q '^$(CLIPPY_TOOLCHAIN)'; then \
+	  PYO3_PYTHON=$(abspath $(PY)) cargo +$(CLIPPY_TOOLCHAIN) clippy --workspace --all-targets --quiet -- -D warnings \
+	  && echo "clippy $(CLIPPY_TOOLCHAIN): clean"; \
+	else echo "clippy: toolchain $(CLIPPY_TOOLCHAIN) not installed, lints not run (rustup toolchain install $(CLIPPY_TOOLCHAIN); make lint)"; fi
 
 python-test: $(PYC) $(TOOLS)
 	$(PY) -m pytest -q
