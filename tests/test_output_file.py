@@ -132,6 +132,20 @@ def test_output_through_a_link_to_an_input_or_a_run_like_file_is_refused(tmp_pat
         assert target.read_bytes() == before and link.is_symlink()
 
 
+def test_output_to_dev_stdout_whether_a_pipe_or_a_file(tmp_path):
+    """/dev/stdout is a link to /proc/self/fd/1: to a pipe (written in place, as a file that is
+    not a regular one), or to a regular file (replaced atomically: the link is followed)."""
+    expected = _expected(MAP)
+    argv = [sys.executable, "-m", "trecgain", "-o", "/dev/stdout", *MAP]
+    piped = subprocess.run(argv, cwd=ROOT, capture_output=True, timeout=60)
+    assert piped.returncode == 0 and piped.stdout == expected and piped.stderr == b""
+    out = tmp_path / "out.txt"
+    with open(out, "wb") as f:
+        redirected = subprocess.run(argv, cwd=ROOT, stdout=f, stderr=subprocess.PIPE, timeout=60)
+    assert redirected.returncode == 0 and redirected.stderr == b""
+    assert out.read_bytes() == expected and _leftovers(tmp_path) == []
+
+
 # ---------------------------------------------------------------- a target the caller may not write
 
 

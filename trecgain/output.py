@@ -50,7 +50,9 @@ def check_target(target: str, inputs: tuple[str, ...] | list[str]) -> None:
             raise TrecgainError(f"-o {target} is the input file '{name}': refusing to overwrite it {_ADVICE}")
     if looks_like_input(target):
         raise TrecgainError(f"-o {target}: refusing to overwrite what looks like a qrels or run file {_ADVICE}")
-    if not os.access(final, os.W_OK):  # as `> FILE` would fail, though a rename would not
+    # as `> FILE` would fail, though a rename would not; through links as open() goes (the
+    # final name of /dev/stdout may be no path at all: pipe:[...])
+    if not os.access(target, os.W_OK):
         raise TrecgainError(f"-o {target}: permission denied")
 
 
