@@ -46,7 +46,8 @@ with atheris.instrument_imports(include=["trecgain"]):
     import trecgain.cli
     import trecgain.evaluate
     import trecgain.explain
-    import trecgain.formats  # noqa: F401
+    import trecgain.formats
+    import trecgain.output  # noqa: F401  (the swapped-files check)
     from trecgain.cli import UsageError, main, parse_args
     from trecgain.errors import TrecgainError
     from trecgain.explain import DEFAULTS, OPTIONS
