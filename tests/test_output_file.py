@@ -55,7 +55,7 @@ def test_output_through_a_link_writes_the_linked_file_and_keeps_the_link(tmp_pat
     assert _leftovers(tmp_path) == []
 
 
-def test_output_through_a_chain_of_links_into_another_directory(tmp_path):
+def test_output_through_a_chain_of_links_into_another_directory(tmp_path, monkeypatch):
     """The temporary file is made beside the final target (a rename cannot cross
     filesystems, and the link's own directory may be elsewhere)."""
     final_dir, link_dir = tmp_path / "results", tmp_path / "links"
@@ -74,11 +74,8 @@ def test_output_through_a_chain_of_links_into_another_directory(tmp_path):
 
     import trecgain.output
 
-    trecgain.output.os.replace = replace  # os itself: put back below
-    try:
-        out = run_cli(["-o", str(link_dir / "two"), *MAP])
-    finally:
-        trecgain.output.os.replace = real_replace
+    monkeypatch.setattr(trecgain.output.os, "replace", replace)
+    out = run_cli(["-o", str(link_dir / "two"), *MAP])
     assert out.rc == 0, out.stderr
     assert final.read_bytes() == _expected(MAP)
     assert os.readlink(link_dir / "two") == "one" and os.readlink(link_dir / "one") == "../results/final.txt"
