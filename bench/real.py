@@ -390,6 +390,15 @@ def w_onequery5m(ctx: Context) -> Setup:
     return Setup([ctx.tg(files, *opts), ctx.te(files, *opts)], _files_note(files))
 
 
+def w_formats(ctx: Context) -> Setup:
+    files = ctx.shape("fivedoc200k")
+    opts = ("-q", "-m", "all_trec")
+    return Setup([ctx.tg(files, "--format", "json", *opts, name="trecgain json"),
+                  ctx.tg(files, *opts, name="trecgain trec")],
+                 _files_note(files), subject="trecgain json", reference="trecgain trec",
+                 ref_label="trecgain's --format trec on the same run", compare=False)
+
+
 def w_longdocno(ctx: Context) -> Setup:
     long_files, plain = ctx.shape("longdocno2m"), ctx.shape("plain2m")
     opts = ("-m", "ndcg_cut.10")
@@ -469,6 +478,8 @@ WORKLOADS: list[Workload] = [
              "trec_eval is quadratic)", "trecgain under 600 MiB", None, None, True, False, w_onedoc1m),
     Workload("onequery5m", "one query of 5M documents, `-m ndcg_cut.10`", "<= 0.5x, memory <= 1.0x",
              0.5, 1.0, True, True, w_onequery5m),
+    Workload("formats", "200K five-document queries, `--format json -q -m all_trec` (trecgain only)",
+             "memory within 2x of `--format trec`'s", None, 2.0, False, False, w_formats),
     Workload("longdocno", "2M lines with one 1024-byte docno, `-m ndcg_cut.10` (trecgain only)",
              "memory within 1.2x of the same file without it", None, 1.2, False, False, w_longdocno),
     Workload("lines20m", "20M lines, `-m ndcg_cut.10` (vs 5M lines in the same formats)",

@@ -174,6 +174,9 @@ SHAPES: dict[str, Shape] = {
                         qrels="sparse", qrels_sep="\t", docno="msmarco"),
     "onedoc1m": Shape((Part(1_000_000, 1, "bm25", 6, sep=" ", tag="msmarco_bm25"),),
                       qrels="sparse", qrels_sep="\t", docno="msmarco"),
+    # 200K queries of 5 documents (per-query output in every format)
+    "fivedoc200k": Shape((Part(200_000, 5, "bm25", 6, sep=" ", tag="msmarco_bm25"),),
+                         qrels="sparse", qrels_sep="\t", docno="msmarco"),
     # one query, 5M documents
     "onequery5m": Shape((Part(1, 5_000_000, "dense17", sep="\t", tag="dense_deep"),), pool=1000),
     # 2M lines with and without one 1024-byte docno

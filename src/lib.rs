@@ -784,6 +784,47 @@ impl PyEvaluation {
         )
     }
 
+    /// Every evaluated query's values, a block of queries at a time, in query order:
+    /// `visit(qids, in_run, values)`, `values` holding `width` doubles per query; from the
+    /// values kept, else measured again block by block (so that no evaluation holds them all).
+    fn for_each_block(&self, py: Python<'_>, visit: &Bound<'_, PyAny>) -> PyResult<()> {
+        let width = self.inner.width;
+        let mut failure: Option<PyErr> = None;
+        let mut hand = |qids: Vec<&[u8]>, in_run: Vec<bool>, values: &[f64]| -> Result<(), Error> {
+            let qids: Vec<_> = qids.into_iter().map(|q| PyBytes::new(py, q)).collect();
+            visit.call1((qids, in_run, values.to_vec())).map(|_| ()).map_err(|e| {
+                failure = Some(e);
+                Error::new("visit failed")
+            })
+        };
+        let visited = match &self.measured {
+            _ if self.complete() => {
+                let n = self.inner.qids.len();
+                (0..n).step_by(BLOCK_QUERIES).try_for_each(|start| {
+                    let end = (start + BLOCK_QUERIES).min(n);
+                    let qids = (start..end).map(|q| self.inner.qids.get(q)).collect();
+                    let values = &self.inner.values[start * width..end * width];
+                    hand(qids, self.inner.in_run[start..end].to_vec(), values)
+                })
+            }
+            Some(m) => Measuring::new(&m.qrels, &m.run, &m.requests, &m.options).and_then(|measuring| {
+                measuring
+                    .for_each_block(&mut |queries, rows| {
+                        let qids = queries.iter().map(|&q| measuring.qid(q)).collect();
+                        let in_run = queries.iter().map(|&q| measuring.in_run(q)).collect();
+                        hand(qids, in_run, rows)
+                    })
+                    .map(|_| ())
+            }),
+            None => Err(Error::new("the per-query values were not kept")),
+        };
+        match (failure, visited) {
+            (Some(e), _) => Err(e),
+            (None, Err(e)) => Err(to_py(py, e)),
+            (None, Ok(())) => Ok(()),
+        }
+    }
+
     /// trec_eval's text, handed to `write(chunk)` about a megabyte at a time.
     /// `lines`: (name, kind, per_query, summary, slots) of each output line.
     #[allow(clippy::type_complexity)]
@@ -839,6 +880,9 @@ impl PyEvaluation {
         }
     }
 }
+
+/// Queries per block handed to `Evaluation.for_each_block` from the values kept.
+const BLOCK_QUERIES: usize = 4096;
 
 /// Without keep_values, values are kept all the same, only to write the per-query lines
 /// without measuring again, while they take at most this many bytes and no more than one

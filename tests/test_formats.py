@@ -292,8 +292,8 @@ def test_jobs_give_the_same_output_in_every_format(other_run, form):
     assert one.rc == 0 and two.rc == 0 and one.stdout and two.stdout == one.stdout
 
 
-def test_jobs_workers_return_values_not_text(other_run):
-    """With -j and a format other than trec the workers send the values (full precision)."""
+def test_jobs_keep_full_precision(other_run):
+    """With -j and a format other than trec the workers' text holds the values at full precision."""
     out = run_process(["-j", "2", "--format", "json", "-m", "map", QRELS, RUN, other_run])
     doc = json.loads(out.stdout)
     for run in doc["runs"]:
@@ -753,3 +753,56 @@ def test_readme_examples_print_what_the_readme_says(tmp_path):
         proc = subprocess.run(["bash", "-c", prelude + "{ " + command + "; } 2>&1"], cwd=tmp_path,
                               capture_output=True, text=True)
         assert proc.stdout.rstrip("\n") == expected, (command, proc.stdout)
+
+
+# ---------------------------------------------------------------- streaming
+
+
+@pytest.mark.parametrize("args", [["-q"], [], ["-q", "-n"], ["-q", "-m", "Rndcg.1=0", "-c"]])
+def test_json_is_streamed_in_json_dumps_layout(other_run, args):
+    """The document, written a run and a query at a time, is exactly what json.dumps(indent=2)
+    makes of it (the layout --format json had when it was made whole)."""
+    for runs in ([RUN], [RUN, other_run]):
+        out = run_cli(["--format", "json", *MEASURES, *args, QRELS, *runs])
+        assert out.rc == 0
+        text = out.stdout.decode()
+        assert text == json.dumps(json.loads(text), indent=2) + "\n"
+
+
+def _many_queries(tmp_path: Path, n: int) -> tuple[str, str]:
+    """qrels and a run of n queries (some the run lacks), crossing the core's blocks of queries."""
+    qrels, run = tmp_path / "many.qrels", tmp_path / "many.run"
+    qrels.write_text("".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(n) for d in range(3)))
+    run.write_text("".join(f"q{q} Q0 d{d} {d} {10 - d} t\n" for q in range(n) if q % 7 for d in range(4)))
+    return str(qrels), str(run)
+
+
+@pytest.mark.parametrize("compat, measures", [("10", ["official"]), ("9", ["official", "rbp"])])
+def test_streamed_query_values_are_the_kept_ones(tmp_path, compat, measures):
+    """Result.each_query_values measures again block by block what keep_values=True keeps."""
+    qrels, run = _many_queries(tmp_path, 9000)
+    evaluator = Evaluator(qrels, measures=measures, compat=compat, complete=True)
+    kept = evaluator.evaluate(run).query_values()
+    streamed: list = []
+    evaluator.evaluate(run, keep_values=False).each_query_values(lambda q, v: streamed.append((q, v)))
+    assert len(kept) > 8192 and streamed == kept
+
+
+@pytest.mark.parametrize("form", ["json", "jsonl", "csv", "tsv"])
+def test_formats_with_many_queries_are_the_trec_lines(tmp_path, form):
+    """Thousands of queries (several of the core's blocks) in every format, as the trec text."""
+    qrels, run = _many_queries(tmp_path, 9000)
+    args = ["-q", "-c", "-m", "P.5", "-m", "map", qrels, run]
+    trec = trec_lines(run_cli(args).stdout)
+    out = run_cli(["--format", form, *args]).stdout.decode()
+    if form == "json":
+        doc = json.loads(out)["runs"][0]
+        got = [(m, q, v) for q, values in doc["per_query"].items() for m, v in values.items()]
+        got += [(m, "all", v) for m, v in doc["aggregate"].items()]
+    else:
+        rows = [json.loads(line) for line in out.splitlines()] if form == "jsonl" else \
+            list(csv.DictReader(io.StringIO(out), delimiter="\t" if form == "tsv" else ","))
+        got = [(r["measure"], r["query"], r["value"]) for r in rows]
+    assert [(m, q) for m, q, _ in got] == [(m, q) for m, q, _ in trec]
+    assert all(same_value(p, v) if form in ("json", "jsonl") else same_text(p, v)
+               for (_, _, v), (_, _, p) in zip(got, trec))

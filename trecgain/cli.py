@@ -377,10 +377,14 @@ def _emit(write, form: str, outcomes: list, files: tuple[str, ...], header: dict
             else:
                 output.write_trec(write, per_query, summary)
         return
-    from .formats import render
+    from .formats import write_document
 
-    runs = [_values(outcome, file, per_query, summary) for outcome, file in zip(outcomes, files)]
-    write(render(form, runs, header).encode("utf-8", "surrogateescape"))
+    if form == "markdown":  # the `all` values only
+        runs = [_values(outcome, file, False, True) for outcome, file in zip(outcomes, files)]
+    else:  # a worker's text of its run, or the run evaluated here, streamed as it is written
+        runs = [outcome[0] if isinstance(outcome[0], bytes) else _values(outcome, file, per_query, summary)
+                for outcome, file in zip(outcomes, files)]
+    write_document(form, runs, header, write)
 
 
 def _values(outcome: tuple, file: str, per_query: bool, summary: bool):
@@ -500,12 +504,12 @@ def _evaluate_runs(evaluator, runs: tuple, jobs: int, per_query: bool, summary: 
     from forked workers with jobs > 1: the trec text bytes (format trec) or None, the run's
     RunValues (its `all` values, and what the format shows) and messages (warnings and notes
     for standard error; with `quiet`, no note that needs more work)."""
-    keep = per_query and form != "trec"  # the trec text measures per-query lines again as it writes them
     if jobs == 1 or len(runs) == 1:
         outcomes = []
         for source in runs:
             run = evaluator.read_run(source)
-            result = evaluator.evaluate(run, keep_values=keep, check_ties=not quiet)
+            # every format measures the per-query lines again as it writes them, a block at a time
+            result = evaluator.evaluate(run, keep_values=False, check_ties=not quiet)
             outcomes.append((result, None, _messages(result, run.source, per_query, summary, quiet)))
         return outcomes
     import multiprocessing
@@ -517,7 +521,7 @@ def _evaluate_runs(evaluator, runs: tuple, jobs: int, per_query: bool, summary: 
 
     # standard input is read here: a worker's is not the command's
     sources = [read_run(r, evaluator.ties == "rank") if r == "-" else r for r in runs]
-    _SHARED.update(evaluator=evaluator, runs=sources, per_query=per_query, summary=summary, form=form, keep=keep,
+    _SHARED.update(evaluator=evaluator, runs=sources, per_query=per_query, summary=summary, form=form,
                    files=tuple(files) or tuple(str(r) for r in runs), quiet=quiet,
                    parent=os.getpid())  # inherited by fork
     context = multiprocessing.get_context("fork")
@@ -547,12 +551,17 @@ def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
     shared = _SHARED
     evaluator = shared["evaluator"]
     run = evaluator.read_run(shared["runs"][index])
-    result = evaluator.evaluate(run, keep_values=shared["keep"], check_ties=not shared["quiet"])
+    result = evaluator.evaluate(run, keep_values=False, check_ties=not shared["quiet"])
     file, per_query, summary = shared["files"][index], shared["per_query"], shared["summary"]
     messages = _messages(result, run.source, per_query, summary, shared["quiet"])
-    if shared["form"] == "trec":  # the `all` values too, for --fail-under
-        return result.to_trec_bytes(per_query, summary), run_values(result, file, False, True), messages
-    return None, run_values(result, file, per_query, summary), messages
+    summary_values = run_values(result, file, False, True)  # for --fail-under and markdown
+    if shared["form"] == "trec":
+        return result.to_trec_bytes(per_query, summary), summary_values, messages
+    if shared["form"] == "markdown":
+        return None, summary_values, messages
+    from .formats import render_run
+
+    return render_run(shared["form"], run_values(result, file, per_query, summary)), summary_values, messages
 
 
 def _messages(result, source: str, per_query: bool, summary: bool, quiet: bool,

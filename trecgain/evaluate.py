@@ -18,7 +18,7 @@ from .record import Record
 
 TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
 if TYPE_CHECKING:
-    from typing import Any, Iterable
+    from typing import Any, Callable, Iterable
 
     from .read import Source
 
@@ -112,13 +112,34 @@ class Result(Record):
         in_run = self.evaluation.in_run
         return self._query_rows((q for q in range(len(in_run)) if in_run[q] or self.absent_queries), printed=True)
 
-    def _query_rows(self, queries: Iterable[int], printed: bool) -> list[tuple[str, dict[str, float | int | str]]]:
-        """Each query's per-query lines; `printed`: for a query the run lacks, only the lines
-        that are printed, those of measures under trec_eval 10's rules (9.x's never evaluate it:
-        `per_query` shows their empty ranking's values)."""
+    def each_query_values(self, visit: Callable[[str, dict[str, float | int | str]], object]) -> None:
+        """Call `visit(qid, {line name: value})` for each query `to_trec(per_query=True)` prints,
+        in its order, a block of queries at a time: the values need not have been kept (they are
+        measured again as they go), and none but the block's are held."""
+        shown, absent = self._line_formats(printed=True)
+        absent_queries = self.absent_queries
+        width = self.evaluation.width
+
+        def block(qids: list[bytes], in_run: list[bool], values: list[float]) -> None:
+            for i, qid in enumerate(qids):
+                if in_run[i] or absent_queries:
+                    row = values[i * width:(i + 1) * width]
+                    visit(_text(qid), {name: _value(row[slot:slot + slots], kind, rule)
+                                       for name, kind, _, rule, slot, slots in (shown if in_run[i] else absent)})
+
+        self.evaluation.for_each_block(block)
+
+    def _line_formats(self, printed: bool) -> tuple[list, list]:
+        """The per-query lines' formats for a query of the run, and for one it lacks: with
+        `printed`, only the lines printed for it, those of measures under trec_eval 10's rules
+        (9.x's never evaluate it; `per_query` shows their empty ranking's values)."""
         formats = [f for f in self._formats() if f[2]]
         nine = self.evaluation.nine_slots
-        absent_formats = [f for f in formats if not (printed and f[4] < len(nine) and nine[f[4]])]
+        return formats, [f for f in formats if not (printed and f[4] < len(nine) and nine[f[4]])]
+
+    def _query_rows(self, queries: Iterable[int], printed: bool) -> list[tuple[str, dict[str, float | int | str]]]:
+        """Each query's per-query lines (`printed`: see _line_formats)."""
+        formats, absent_formats = self._line_formats(printed)
         qids, in_run = self.qids, self.evaluation.in_run
         out = []
         for q in queries:

@@ -1,6 +1,8 @@
 """Output formats beside trec_eval's text: one JSON document, JSON lines, CSV, TSV and a
-markdown table.  Each renderer takes RunValues (a run's values as its trec text shows them)
-and returns a str; nothing here prints.
+markdown table.  The command's writer (`write_document`) streams: a run's per-query values
+come a block of queries at a time from the core (`Result.each_query_values`) and are written
+as they come, so memory stays that of a block, as with the trec text; the `to_*` renderers
+return a str for the library's in-memory calls.  Nothing here prints.
 
 NaN (Rndcg's 0/0) and the infinities have no JSON spelling: they are null in JSON and JSON
 lines and an empty field in CSV and TSV; the markdown table prints them as trec_eval does."""
@@ -13,7 +15,7 @@ from .record import Record
 
 TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
 if TYPE_CHECKING:
-    from typing import Iterator
+    from typing import Callable, Iterator
 
 FORMATS = ("trec", "json", "jsonl", "csv", "tsv", "markdown")
 #: A row's fields; `summary` tells the `all` lines from those of a query named `all`.
@@ -22,9 +24,10 @@ ROW_FIELDS = ("run", "query", "measure", "value", "summary")
 
 class RunValues(Record):
     """One run's values as its trec text shows them: the run file (or None), the runid, the
-    `all` lines ({line name: value}; None with -n) and the per-query lines ([(qid, {line
-    name: value})] in the order printed; None without -q).  Plain data: it crosses from a
-    -j worker to the command."""
+    `all` lines ({line name: value}; None with -n) and the per-query lines in the order printed
+    (None without -q): a list [(qid, {line name: value})], or a function `each(visit)` calling
+    `visit(qid, {line name: value})` for each query in turn (`Result.each_query_values`).
+    Without that function it is plain data: it crosses from a -j worker to the command."""
 
     __slots__ = ("file", "runid", "aggregate", "per_query")
 
@@ -33,10 +36,17 @@ class RunValues(Record):
 
 
 def run_values(result: object, file: str | None, per_query: bool, summary: bool) -> RunValues:
-    """A Result's values as `to_trec(per_query, summary)` shows them (per-query values need
-    a result that kept them)."""
+    """A Result's values as `to_trec(per_query, summary)` shows them, the per-query ones
+    streamed from the core as they are visited."""
     return RunValues(file, result.runid, dict(result.aggregate) if summary else None,  # type: ignore[attr-defined]
-                     result.query_values() if per_query else None)  # type: ignore[attr-defined]
+                     result.each_query_values if per_query else None)  # type: ignore[attr-defined]
+
+
+def _queries(values: RunValues) -> list:
+    """The per-query lines as a list [(qid, {line name: value})] (empty without -q)."""
+    collected: list = []
+    _visit_queries(values, lambda qid, line_values: collected.append((qid, line_values)))
+    return collected
 
 
 def run_name(values: RunValues) -> str:
@@ -48,7 +58,7 @@ def rows(values: RunValues) -> Iterator[tuple[str, str, str, object, bool]]:
     """(run, query, measure, value, summary) in the trec text's order: per-query lines
     (summary False), then the `all` lines (query `all`, summary True)."""
     run = run_name(values)
-    for qid, line_values in values.per_query or ():
+    for qid, line_values in _queries(values):
         for name, value in line_values.items():
             yield run, qid, name, value, False
     for name, value in (values.aggregate or {}).items():
@@ -67,7 +77,7 @@ def run_object(values: RunValues) -> dict:
         out["aggregate"] = {name: _finite(v) for name, v in values.aggregate.items()}
     if values.per_query is not None:
         out["per_query"] = {qid: {name: _finite(v) for name, v in line_values.items()}
-                            for qid, line_values in values.per_query}
+                            for qid, line_values in _queries(values)}
     return out
 
 
@@ -94,35 +104,12 @@ def _spellable(document: object) -> object:
     return document
 
 
-def to_json(runs: list[RunValues], header: dict) -> str:
-    """The JSON document: `header` (trecgain, compat, qrels, options) and the runs."""
-    return dumps({**header, "runs": [run_object(r) for r in runs]}) + "\n"
-
-
-def to_jsonl(runs: list[RunValues]) -> str:
-    """One JSON object per (run, query, measure, value, summary)."""
-    return "".join(dumps(dict(zip(ROW_FIELDS, (run, query, name, _finite(value), summary))), None) + "\n"
-                   for r in runs for run, query, name, value, summary in rows(r))
 
 
 def _field(value: object) -> object:
     """A CSV field: floats at full precision, NaN and infinities empty."""
     return "" if isinstance(value, float) and not math.isfinite(value) else value
 
-
-def to_delimited(runs: list[RunValues], delimiter: str = ",") -> str:
-    """CSV (or TSV with a tab): a header line, then one row per (run, query, measure, value,
-    summary), summary spelled true or false as in JSON."""
-    import csv
-    import io
-
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
-    writer.writerow(ROW_FIELDS)
-    for r in runs:
-        writer.writerows((run, query, name, _field(value), "true" if summary else "false")
-                         for run, query, name, value, summary in rows(r))
-    return out.getvalue()
 
 
 def _printf(value: object) -> str:
@@ -152,17 +139,131 @@ def to_markdown(runs: list[RunValues]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(form: str, runs: list[RunValues], header: dict) -> str:
-    """The runs in format `form` (not trec: the trec text is Result.write_trec's)."""
-    if form == "json":
-        return to_json(runs, header)
-    if form == "jsonl":
-        return to_jsonl(runs)
-    if form in ("csv", "tsv"):
-        return to_delimited(runs, "," if form == "csv" else "\t")
+
+class _Buffered:
+    """Text handed to `write(bytes)` a megabyte at a time (a file-like `write(str)` too, for
+    csv.writer)."""
+
+    LIMIT = 1 << 20
+
+    def __init__(self, write: Callable[[bytes], object]):
+        self.out, self.parts, self.size = write, [], 0
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+        self.size += len(text)
+        if self.size >= self.LIMIT:
+            self.flush()
+
+    def write_bytes(self, data: bytes) -> None:
+        self.flush()
+        self.out(data)
+
+    def flush(self) -> None:
+        if self.parts:
+            self.out("".join(self.parts).encode("utf-8", "surrogateescape"))
+            self.parts, self.size = [], 0
+
+
+def write_document(form: str, runs: list, header: dict, write: Callable[[bytes], object]) -> None:
+    """The runs in format `form` (not trec: the trec text is Result.write_trec's), handed to
+    `write(bytes)` as they are made: the same text `render` returns.  A run is its RunValues,
+    or the bytes `render_run` made of it (in a -j worker)."""
+    out = _Buffered(write)
     if form == "markdown":
-        return to_markdown(runs)
-    raise ValueError(f"no renderer for format {form!r}")
+        out.write(to_markdown(runs))
+    elif form == "json":
+        head = dumps({**header, "runs": []})  # ends '"runs": []\n}'
+        out.write(head[:-len("[]\n}")] + ("[\n" if runs else "[]\n}\n"))
+        for i, run in enumerate(runs):
+            out.write(",\n" if i else "")
+            _write_run(form, run, out)
+        out.write("\n  ]\n}\n" if runs else "")
+    elif form in ("jsonl", "csv", "tsv"):
+        if form != "jsonl":
+            out.write(_delimiter(form).join(ROW_FIELDS) + "\n")
+        for run in runs:
+            _write_run(form, run, out)
+    else:
+        raise ValueError(f"no renderer for format {form!r}")
+    out.flush()
+
+
+def render_run(form: str, values: RunValues) -> bytes:
+    """One run's part of `write_document`'s text (json, jsonl, csv, tsv), made whole."""
+    parts: list[bytes] = []
+    out = _Buffered(parts.append)
+    _write_run(form, values, out)
+    out.flush()
+    return b"".join(parts)
+
+
+def _write_run(form: str, run: RunValues | bytes, out: _Buffered) -> None:
+    if isinstance(run, bytes):
+        out.write_bytes(run)
+    elif form == "json":
+        _write_json_run(run, out)
+    elif form == "jsonl":
+        _each_row(run, lambda *row: out.write(dumps(dict(zip(ROW_FIELDS, row)), None) + "\n"))
+    else:
+        import csv
+
+        writer = csv.writer(out, delimiter=_delimiter(form), lineterminator="\n")
+        _each_row(run, lambda run_, query, name, value, summary: writer.writerow(
+            (run_, query, name, _field(value), "true" if summary else "false")))
+
+
+def _delimiter(form: str) -> str:
+    return "\t" if form == "tsv" else ","
+
+
+def _each_row(values: RunValues, visit: Callable[..., object]) -> None:
+    """`visit(run, query, measure, value, summary)` for each of `rows(values)`, streamed."""
+    run = run_name(values)
+
+    def query(qid: str, line_values: dict) -> None:
+        for name, value in line_values.items():
+            visit(run, qid, name, _finite(value), False)
+
+    _visit_queries(values, query)
+    for name, value in (values.aggregate or {}).items():
+        visit(run, "all", name, _finite(value), True)
+
+
+def _visit_queries(values: RunValues, visit: Callable[[str, dict], object]) -> None:
+    if callable(values.per_query):
+        values.per_query(visit)
+    else:
+        for qid, line_values in values.per_query or ():
+            visit(qid, line_values)
+
+
+def _write_json_run(values: RunValues, out: _Buffered) -> None:
+    """A run's object in the JSON document, at the depth `to_json` puts it (a list item in the
+    document's "runs"), its per-query objects written one at a time."""
+    head = {"file": values.file, "runid": values.runid}
+    if values.aggregate is not None:
+        head["aggregate"] = {name: _finite(v) for name, v in values.aggregate.items()}
+    text = _at(dumps(head), 2)
+    if values.per_query is None:
+        out.write("    " + text)
+        return
+    import json
+
+    out.write("    " + text[:-len("\n    }")] + ',\n      "per_query": {')
+    written = [0]
+
+    def query(qid: str, line_values: dict) -> None:
+        out.write(("," if written[0] else "") + "\n        " + json.dumps(qid) + ": " + _at(dumps(line_values), 4))
+        written[0] += 1
+
+    _visit_queries(values, query)
+    out.write("\n      }\n    }" if written[0] else "}\n    }")
+
+
+def _at(text: str, depth: int) -> str:
+    """Indented JSON text placed `depth` levels deeper (two spaces a level)."""
+    return text.replace("\n", "\n" + "  " * depth)
 
 
 def aligned(header: list[str], rows: list[list[str]], left: set[int] = frozenset(),
