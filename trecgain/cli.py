@@ -501,9 +501,10 @@ _SHARED: dict = {}
 def _evaluate_runs(evaluator, runs: tuple, jobs: int, per_query: bool, summary: bool, form: str = "trec",
                    files: tuple[str, ...] = (), quiet: bool = False) -> list[tuple[object, object, list[str]]]:
     """Each run's (output, values, messages), in the order given.  Here: (Result, None, messages);
-    from forked workers with jobs > 1: the trec text bytes (format trec) or None, the run's
-    RunValues (its `all` values, and what the format shows) and messages (warnings and notes
-    for standard error; with `quiet`, no note that needs more work)."""
+    from forked workers with jobs > 1: the run's text in the format (its part of the document;
+    None for markdown, which shows only the `all` values), the run's RunValues (its `all`
+    values) and messages (warnings and notes for standard error; with `quiet`, no note that
+    needs more work)."""
     if jobs == 1 or len(runs) == 1:
         outcomes = []
         for source in runs:
