@@ -761,12 +761,15 @@ def test_readme_examples_print_what_the_readme_says(tmp_path):
 @pytest.mark.parametrize("args", [["-q"], [], ["-q", "-n"], ["-q", "-m", "Rndcg.1=0", "-c"]])
 def test_json_is_streamed_in_json_dumps_layout(other_run, args):
     """The document, written a run and a query at a time, is exactly what json.dumps(indent=2)
-    makes of it (the layout --format json had when it was made whole)."""
+    makes of it (the layout --format json had when it was made whole); each JSON line is what
+    json.dumps makes of it."""
     for runs in ([RUN], [RUN, other_run]):
         out = run_cli(["--format", "json", *MEASURES, *args, QRELS, *runs])
         assert out.rc == 0
         text = out.stdout.decode()
         assert text == json.dumps(json.loads(text), indent=2) + "\n"
+        lines = run_cli(["--format", "jsonl", *MEASURES, *args, QRELS, *runs]).stdout.decode().splitlines()
+        assert lines and all(line == json.dumps(json.loads(line)) for line in lines)
 
 
 def _many_queries(tmp_path: Path, n: int) -> tuple[str, str]:

@@ -116,16 +116,18 @@ class Result(Record):
         """Call `visit(qid, {line name: value})` for each query `to_trec(per_query=True)` prints,
         in its order, a block of queries at a time: the values need not have been kept (they are
         measured again as they go), and none but the block's are held."""
-        shown, absent = self._line_formats(printed=True)
+        shown, absent = (_fast(formats) for formats in self._line_formats(printed=True))
         absent_queries = self.absent_queries
         width = self.evaluation.width
 
         def block(qids: list[bytes], in_run: list[bool], values: list[float]) -> None:
             for i, qid in enumerate(qids):
                 if in_run[i] or absent_queries:
-                    row = values[i * width:(i + 1) * width]
-                    visit(_text(qid), {name: _value(row[slot:slot + slots], kind, rule)
-                                       for name, kind, _, rule, slot, slots in (shown if in_run[i] else absent)})
+                    base, line_values = i * width, {}
+                    for name, slot, slots, float_value, kind, rule in (shown if in_run[i] else absent):
+                        line_values[name] = values[base + slot] if float_value else \
+                            _value(values[base + slot:base + slot + slots], kind, rule)
+                    visit(_text(qid), line_values)
 
         self.evaluation.for_each_block(block)
 
@@ -222,6 +224,13 @@ def _text(value: bytes) -> str:
 
 def _py(value: float, kind: str) -> float | int:
     return int(value) if kind == "count" else float(value)
+
+
+def _fast(formats: list) -> list[tuple[str, int, int, bool, str, str]]:
+    """Line formats as each_query_values reads them: (name, slot, slots, whether the value is
+    the slot's double itself, kind, summary rule)."""
+    return [(name, slot, slots, kind == "float" and rule != "geometric_mean" and slots == 1, kind, rule)
+            for name, kind, _, rule, slot, slots in formats]
 
 
 def _value(slots: list[float], kind: str, rule: str) -> float | int | str:

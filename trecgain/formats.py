@@ -204,13 +204,28 @@ def _write_run(form: str, run: RunValues | bytes, out: _Buffered) -> None:
     elif form == "json":
         _write_json_run(run, out)
     elif form == "jsonl":
-        _each_row(run, lambda *row: out.write(dumps(dict(zip(ROW_FIELDS, row)), None) + "\n"))
+        _write_jsonl_run(run, out)
     else:
         import csv
 
         writer = csv.writer(out, delimiter=_delimiter(form), lineterminator="\n")
         _each_row(run, lambda run_, query, name, value, summary: writer.writerow(
             (run_, query, name, _field(value), "true" if summary else "false")))
+
+
+def _write_jsonl_run(values: RunValues, out: _Buffered) -> None:
+    """One JSON object per row, as json.dumps spells {field: value} (its ', ' and ': ')."""
+    import json
+
+    names: dict[str, str] = {}
+
+    def row(run: str, query: str, name: str, value: object, summary: bool) -> None:
+        if name not in names:
+            names[name] = json.dumps(name)
+        out.write(f'{{"run": {json.dumps(run)}, "query": {json.dumps(query)}, "measure": {names[name]}, '
+                  f'"value": {_json_value(value)}, "summary": {"true" if summary else "false"}}}\n')
+
+    _each_row(values, row)
 
 
 def _delimiter(form: str) -> str:
@@ -252,13 +267,28 @@ def _write_json_run(values: RunValues, out: _Buffered) -> None:
 
     out.write("    " + text[:-len("\n    }")] + ',\n      "per_query": {')
     written = [0]
+    keys: dict[str, str] = {}  # a line name's JSON spelling, indented as json.dumps(indent=2) puts it
 
     def query(qid: str, line_values: dict) -> None:
-        out.write(("," if written[0] else "") + "\n        " + json.dumps(qid) + ": " + _at(dumps(line_values), 4))
+        for name in line_values.keys() - keys.keys():
+            keys[name] = "\n          " + json.dumps(name) + ": "
+        body = ",".join(keys[name] + _json_value(v) for name, v in line_values.items())
+        out.write(("," if written[0] else "") + "\n        " + json.dumps(qid) + ": "
+                  + ("{" + body + "\n        }" if body else "{}"))
         written[0] += 1
 
     _visit_queries(values, query)
     out.write("\n      }\n    }" if written[0] else "}\n    }")
+
+
+def _json_value(value: object) -> str:
+    """One value as json.dumps spells it (float's repr; NaN and the infinities null), without
+    json.dumps' cost per call: a per-query object is written once per query."""
+    if type(value) is float:
+        return repr(value) if math.isfinite(value) else "null"
+    if type(value) is int:
+        return str(value)
+    return dumps(value, None)
 
 
 def _at(text: str, depth: int) -> str:
