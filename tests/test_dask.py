@@ -398,6 +398,15 @@ def test_urls_without_fsspec(cluster, monkeypatch, tmp_path):
                           "filesystem's package, such as s3fs): pip install fsspec\n")
 
 
+def test_a_missing_url_is_no_such_file(cluster):
+    """A URL that names nothing: the URL as given, and what a missing file says."""
+    address, _ = cluster
+    for url in ("memory://nope.txt", "memory://dir/nope.txt.gz"):
+        out = run_cli(["--dask", address, "-m", "map", EXAMPLE[0], url])
+        assert (out.rc, out.stdout) == (1, b"")
+        assert out.stderr == f"trecgain: {url}: cannot read: No such file or directory\n"
+
+
 # --- the command around it ---------------------------------------------------------------------
 
 

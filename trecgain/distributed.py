@@ -392,10 +392,25 @@ def _read(part: dict, ranks: bool, data: bytes | None, lines: Any = None) -> Any
     try:
         stream = _open(part["location"], part["kind"])
     except (OSError, ValueError) as err:
-        raise TrecgainError(f"cannot read: {getattr(err, 'strerror', None) or err}", part["name"]) from None
+        raise TrecgainError(f"cannot read: {_os_reason(err)}", part["name"]) from None
     with stream:
         stream.seek(part["offset"])
         return _core.Run.read(_Limited(stream, part["length"]), part["name"], ranks, lines=lines, **options)
+
+
+def _os_reason(err: BaseException) -> str:
+    """Why a file could not be opened, as the system says it of a local file: fsspec's
+    filesystems raise FileNotFoundError(path) and the like, without an errno."""
+    import errno
+
+    strerror = getattr(err, "strerror", None)
+    if strerror:
+        return strerror
+    for kind, number in ((FileNotFoundError, errno.ENOENT), (IsADirectoryError, errno.EISDIR),
+                         (NotADirectoryError, errno.ENOTDIR), (PermissionError, errno.EACCES)):
+        if isinstance(err, kind):
+            return os.strerror(number)
+    return str(err)
 
 
 def _joined(qids: list[bytes]) -> bytes:
