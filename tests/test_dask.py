@@ -398,6 +398,26 @@ def test_urls_without_fsspec(cluster, monkeypatch, tmp_path):
                           "filesystem's package, such as s3fs): pip install fsspec\n")
 
 
+def test_output_is_never_a_run_given_as_a_url_or_glob(cluster, tmp_path, monkeypatch):
+    """-o naming a run given as a file:// URL, a URL's glob or a glob is refused as it is
+    without --dask (a run whose first rank is a word, which trec_eval ignores, does not
+    look like a run: only the same-file check stops it)."""
+    address, _ = cluster
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "run.txt"
+    data = Path(EXAMPLE[1]).read_bytes().replace(b" 1 ", b" one ", 1)
+    run.write_bytes(data)
+    plain = run_cli(["-o", "run.txt", "-m", "map", EXAMPLE[0], "run.txt"])
+    assert (plain.rc, plain.stdout) == (1, b"") and plain.stderr.startswith("trecgain: -o run.txt is the input file")
+    for given in (run.as_uri(), run.as_uri()[:-1] + "[t]", "local://" + str(run), str(tmp_path / "run.tx?")):
+        there = run_cli(["--dask", address, "-o", "run.txt", "-m", "map", EXAMPLE[0], given])
+        assert (there.rc, there.stdout) == (1, b""), given
+        assert there.stderr.count("\n") == 1 and there.stderr.startswith("trecgain: -o run.txt is the input file")
+        assert run.read_bytes() == data, given
+    there = run_cli(["--dask", address, "-o", "results.txt", "-m", "map", EXAMPLE[0], run.as_uri()])
+    assert there.rc == 0 and (tmp_path / "results.txt").read_bytes() == run_cli(["-m", "map", *EXAMPLE]).stdout
+
+
 def test_a_missing_url_is_no_such_file(cluster):
     """A URL that names nothing: the URL as given, and what a missing file says."""
     address, _ = cluster

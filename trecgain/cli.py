@@ -246,7 +246,8 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
         if jobs is not None:
             raise UsageError("-j and --dask exclude each other (--dask spreads the runs over the cluster's workers)")
         files = (files[0], *distributed.expand_runs(files[1:]))
-    target = _output_target(output, files)
+    # -o is none of the inputs: a run given as a URL of a local file is that file
+    target = _output_target(output, files if dask is None else distributed.local_paths(files))
     try:
         if dask is not None:
             outcomes = distributed.command_outcomes(dask, files, settings, per_query, not nosummary, form, quiet)

@@ -94,6 +94,25 @@ def command_outcomes(address: str, files: tuple[str, ...], settings: dict, per_q
     return out
 
 
+def local_paths(names: Iterable[str]) -> list[str]:
+    """The names with each URL of a file on this machine (file://, local://) as its path:
+    what -o must not be (trecgain.output.check_target)."""
+    return [_local_path(name) for name in names]
+
+
+def _local_path(name: str) -> str:
+    if not _is_url(name):
+        return name
+    try:
+        import fsspec
+        from fsspec.implementations.local import LocalFileSystem
+
+        fs, path = fsspec.core.url_to_fs(name)
+    except Exception:  # no fsspec, an unknown protocol: read later, and refused there
+        return name
+    return path if isinstance(fs, LocalFileSystem) else name
+
+
 def expand_runs(runs: Iterable[str]) -> list[str]:
     """The run arguments with globs expanded (sorted): a name that exists as it is, or has no
     glob character, is kept; a URL's glob is its filesystem's (fsspec)."""
