@@ -440,6 +440,90 @@ def test_usage(cluster):
     assert bad.stderr.startswith("trecgain: --dask: cannot reach a Dask scheduler at tcp://127.0.0.1:1")
 
 
+UNPARSEABLE = ("localhost", "tcp://localhost", "foo://x:1", "tcp://[::1:1")
+
+
+def test_addresses_dask_cannot_parse():
+    """One line, and a prompt exit: no half-made Client left to time out (60 s) at exit."""
+    start = time.monotonic()
+    procs = {address: subprocess.Popen([sys.executable, "-m", "trecgain", "--dask", address, "-m", "map", *EXAMPLE],
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+             for address in UNPARSEABLE}
+    try:
+        for address, proc in procs.items():
+            out, err = proc.communicate(timeout=max(1.0, 20 - (time.monotonic() - start)))
+            assert (proc.returncode, out) == (1, b""), address
+            assert err.count(b"\n") == 1 and b"Traceback" not in err, err
+            assert err.startswith(f"trecgain: --dask: cannot reach a Dask scheduler at {address}: ".encode()), err
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert time.monotonic() - start < 20
+
+
+def test_the_librarys_errors_name_the_call():
+    """From Python, the messages name evaluate_on_dask and the argument, never the command's
+    --dask; bools are not numbers; nothing but TrecgainError."""
+    from trecgain import Evaluator, TrecgainError
+    from trecgain.distributed import evaluate_on_dask
+
+    ev = Evaluator(EXAMPLE[0], measures=["map"])
+    calls = {"runs": [(5,), (None,), ([None],), ([{}],), ({"301": {"d": 1.0}},), ([EXAMPLE[1], 3],)],
+             "partition_bytes": [([EXAMPLE[1]], "local", {"partition_bytes": v}) for v in ("x", True, 0, 1.5)],
+             "keep_values": [([EXAMPLE[1]], "local", {"keep_values": v}) for v in (1, None, "yes")],
+             "progress": [([EXAMPLE[1]], "local", {"progress": 0})],
+             "client": [([EXAMPLE[1]], v) for v in (5, None, "", ["local"])]}
+    for argument, cases in calls.items():
+        for case in cases:
+            keywords = case[2] if len(case) > 2 else {}
+            with pytest.raises(TrecgainError) as caught:
+                evaluate_on_dask(ev, *case[:2], **keywords)
+            message = str(caught.value)
+            assert message.startswith("evaluate_on_dask: ") and argument in message, (case, message)
+            assert "\n" not in message and "--dask" not in message, message
+    for address in UNPARSEABLE[:2]:
+        start = time.monotonic()
+        with pytest.raises(TrecgainError) as caught:
+            evaluate_on_dask(ev, EXAMPLE[1], address)
+        assert str(caught.value).startswith(f"evaluate_on_dask: cannot reach a Dask scheduler at {address}: ")
+        assert time.monotonic() - start < 10
+
+
+def python_example() -> tuple[str, bytes]:
+    """The README's Python example of the Dask section, and the output it shows."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Running at scale: Dask"):]
+    section = section[:section.index("\n## ", 5)]
+    code = section[section.index("```python\n") + len("```python\n"):]
+    code, rest = code.split("```\n", 1)
+    shown = rest[rest.index("```\n$ python ") + 4:]
+    shown = shown[:shown.index("```\n")]
+    return code, "".join(shown.splitlines(keepends=True)[1:]).encode()
+
+
+def test_readme_python_example_runs_as_written(tmp_path, monkeypatch, capsys):
+    """Pasted into a script (spawned worker processes import it again), the example runs and
+    prints what the README shows: what the same script prints with each run evaluated here."""
+    import trecgain.distributed
+
+    code, shown = python_example()
+    script = tmp_path / "example.py"
+    script.write_text(code)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, cwd=ROOT, timeout=120)
+    assert (proc.returncode, proc.stderr) == (0, b""), proc.stderr.decode()
+    assert proc.stdout == shown and shown
+
+    def here(ev, runs, client="local", **options):
+        return [ev.evaluate(name) for name in trecgain.distributed.expand_runs(runs)]
+
+    monkeypatch.setattr(trecgain.distributed, "evaluate_on_dask", here)
+    monkeypatch.chdir(ROOT)
+    exec(compile(code, str(script), "exec"), {"__name__": "__main__"})
+    assert capsys.readouterr().out.encode() == shown
+
+
 def test_without_dask_one_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed raises ImportError
     out = run_cli(["--dask", "local", "-m", "map", *EXAMPLE])

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from .evaluate import Evaluator, Result
 
 INSTALL = "pip install trecgain[dask]"
+#: Who asked, as messages name it: the library's call, or the command's option.
+API, COMMAND = "evaluate_on_dask", "--dask"
 #: A run larger than this is read in parts (unless TRECGAIN_DASK_PARTITION_BYTES or
 #: partition_bytes= says otherwise, or the workers' memory limits call for smaller parts).
 DEFAULT_PARTITION_BYTES = 64 << 20
@@ -62,15 +64,37 @@ def evaluate_on_dask(evaluator: Evaluator, runs: Iterable[str] | str, client: An
     small; the environment's TRECGAIN_DASK_PARTITION_BYTES).
 
     Raises TrecgainError as `evaluate` would for the first run at fault (a worker that died
-    and could not be replaced included)."""
+    and could not be replaced included), and for a bad argument, naming it."""
+    from . import check
     from .evaluate import Evaluator
 
     if not isinstance(evaluator, Evaluator):
-        raise TrecgainError(f"evaluate_on_dask needs an Evaluator, not {type(evaluator).__name__}")
-    names = expand_runs([runs] if isinstance(runs, (str, os.PathLike)) else list(runs))
-    with _Connection(client) as dask_client:
+        raise TrecgainError(f"{API}: evaluator must be an Evaluator, not {check.a(evaluator)}")
+    keep_values = check.flag(keep_values, f"{API}: keep_values")
+    progress = check.flag(progress, f"{API}: progress")
+    if partition_bytes is not None:
+        partition_bytes = check.whole(partition_bytes, f"{API}: partition_bytes", 1)
+    names = expand_runs(_run_names(runs))
+    with _Connection(client, API) as dask_client:
         outcomes = _evaluate(dask_client, evaluator, names, keep_values, False, progress, partition_bytes)
     return [result for result, _ in outcomes]
+
+
+def _run_names(runs: object) -> list[str]:
+    """evaluate_on_dask's runs as names: one name, or an iterable of them (a str, bytes or
+    os.PathLike each); anything else is a TrecgainError naming the argument."""
+    from . import check
+
+    if isinstance(runs, (str, bytes, os.PathLike)):
+        runs = [runs]
+    elif isinstance(runs, dict) or not hasattr(runs, "__iter__"):
+        raise TrecgainError(f"{API}: runs must be a run file's name, URL or glob, or a list of them, not "
+                            f"{check.show(runs)} (a run in memory: Evaluator.evaluate)")
+    names = list(runs)  # type: ignore[call-overload]
+    for i, name in enumerate(names):
+        if not isinstance(name, (str, bytes, os.PathLike)):
+            raise TrecgainError(f"{API}: runs[{i}] must be a run file's name, URL or glob, not {check.show(name)}")
+    return names
 
 
 def command_outcomes(address: str, files: tuple[str, ...], settings: dict, per_query: bool, summary: bool,
@@ -80,9 +104,9 @@ def command_outcomes(address: str, files: tuple[str, ...], settings: dict, per_q
     from . import cli
     from .evaluate import Evaluator, printed_differences
 
-    _distributed()  # Dask missing: one line before anything is read
+    _distributed(COMMAND)  # Dask missing: one line before anything is read
     evaluator = Evaluator(files[0], **settings)  # bad qrels or measures: before a cluster starts
-    with _Connection(address) as client:
+    with _Connection(address, COMMAND) as client:
         keep = per_query and form != "trec"  # as cli._evaluate_runs: the trec text needs no kept values
         progress = not quiet and _is_terminal(sys.stderr)
         outcomes = _evaluate(client, evaluator, list(files[1:]), keep, not quiet, progress, None)
@@ -140,42 +164,45 @@ def expand_runs(runs: Iterable[str]) -> list[str]:
 # --- connecting ------------------------------------------------------------------------------
 
 
-def _distributed() -> Any:
+def _distributed(who: str = API) -> Any:
     try:
         import distributed
     except ImportError:
-        raise TrecgainError("Dask is not installed (--dask and trecgain.distributed need dask[distributed]): "
-                            f"{INSTALL}") from None
+        raise TrecgainError(f"Dask is not installed ({who} needs dask[distributed]): {INSTALL}") from None
     return distributed
 
 
 class _Connection:
-    """A Client for `target` (a Client, an address, or 'local'), closed on exit if made here."""
+    """A Client for `target` (a Client, an address, or 'local'), closed on exit if made here;
+    `who` (API or COMMAND) is what the messages name."""
 
-    def __init__(self, target: Any):
-        distributed = _distributed()
+    def __init__(self, target: Any, who: str):
+        distributed = _distributed(who)
         self.cluster = None
+        self.client = None
         self.owned = True
         if isinstance(target, distributed.Client):
             self.client, self.owned = target, False
             return
         if not isinstance(target, str) or not target:
-            raise TrecgainError(f"a Dask cluster is a distributed.Client, a scheduler's address or 'local', "
-                                f"not {target!r}")
+            from . import check
+
+            raise TrecgainError(f"{who}: client must be a distributed.Client, a scheduler's address or 'local', "
+                                f"not {check.show(target)}")
         import logging
 
         try:
             if target == "local":
                 self.cluster = distributed.LocalCluster(processes=True, dashboard_address=":0",
                                                         silence_logs=logging.CRITICAL)
-                self.client = distributed.Client(self.cluster, set_as_default=False)
+                self.client = _client(distributed, self.cluster)
             else:
                 # Dask's distributed.comm.timeouts.connect (30 s) bounds the wait
-                self.client = distributed.Client(target, set_as_default=False)
+                self.client = _client(distributed, target)
         except Exception as err:  # refused, timed out, a bad address: one line
             self.close()
             where = "start a local Dask cluster" if target == "local" else f"reach a Dask scheduler at {target}"
-            raise TrecgainError(f"--dask: cannot {where}: {_reason(err)}") from None
+            raise TrecgainError(f"{who}: cannot {where}: {_reason(err)}") from None
 
     def __enter__(self) -> Any:
         return self.client
@@ -186,12 +213,30 @@ class _Connection:
     def close(self) -> None:
         if not self.owned:
             return
-        for thing in (getattr(self, "client", None), self.cluster):
+        for thing in (self.client, self.cluster):
             if thing is not None:
-                try:
-                    thing.close()
-                except Exception:  # closing: nothing left to report
-                    pass
+                _close(thing)
+
+
+def _client(distributed: Any, target: Any) -> Any:
+    """A Client connected to `target`; one that fails half-way (an address Dask cannot parse,
+    a scheduler out of reach) is closed here, at once: left to the garbage collector, it would
+    wait 60 s at the interpreter's exit and print a traceback."""
+    client = distributed.Client.__new__(distributed.Client)
+    try:
+        client.__init__(target, set_as_default=False)
+    except BaseException:
+        _close(client)
+        raise
+    return client
+
+
+def _close(thing: Any) -> None:
+    """Close a Client or a cluster (closing: nothing left to report)."""
+    try:
+        thing.close()
+    except Exception:
+        pass
 
 
 def _reason(err: BaseException) -> str:
@@ -697,11 +742,11 @@ def _partition_bytes(client: Any, asked: int | None) -> int:
             try:
                 asked = int(value)
             except ValueError:
-                raise TrecgainError(f"TRECGAIN_DASK_PARTITION_BYTES must be a whole number of bytes, not "
-                                    f"'{value}'") from None
-    if asked is not None:
-        if asked < 1:
-            raise TrecgainError(f"partition_bytes must be positive, not {asked}")
+                asked = 0
+            if asked < 1:
+                raise TrecgainError(f"TRECGAIN_DASK_PARTITION_BYTES must be a positive whole number of bytes, not "
+                                    f"'{value}'")
+    if asked is not None:  # evaluate_on_dask checked its partition_bytes
         return int(asked)
     size = DEFAULT_PARTITION_BYTES
     try:
