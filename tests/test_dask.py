@@ -524,6 +524,37 @@ def test_readme_python_example_runs_as_written(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out.encode() == shown
 
 
+def awaiting_standard_input(proc: subprocess.Popen, seconds: float = 60) -> None:
+    """Until the command reads its run from standard input: its cluster is up (Linux's /proc
+    says where its main thread waits)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            waits = Path(f"/proc/{proc.pid}/wchan").read_text()
+            call = Path(f"/proc/{proc.pid}/syscall").read_text().split()
+        except OSError:
+            break
+        if "pipe" in waits or call[:2] in (["0", "0x0"], ["63", "0x0"]):  # read(0, ...): x86-64, arm64
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the command never read standard input (status {proc.poll()})")
+
+
+def workers_of(process) -> list:
+    """A process's Dask worker processes (its spawned children, not the resource tracker)."""
+    import psutil
+
+    out = []
+    for child in process.children(recursive=True):
+        try:
+            line = " ".join(child.cmdline())
+        except psutil.Error:
+            continue
+        if "resource_tracker" not in line:
+            out.append(child)
+    return out
+
+
 def test_without_dask_one_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed raises ImportError
     out = run_cli(["--dask", "local", "-m", "map", *EXAMPLE])
@@ -621,3 +652,78 @@ def test_a_worker_killed_mid_job(cluster, tmp_path, always):
     assert (there.rc, there.stdout) == (1, b"")
     assert there.stderr.count("\n") == 1 and "Traceback" not in there.stderr
     assert there.stderr.startswith(f"trecgain: {runs[0]}: a Dask worker died while evaluating it")
+
+
+def test_a_cluster_without_workers_is_given_up():
+    """Workers that never come (a cluster of none): Dask's no-workers-timeout, then one error."""
+    from trecgain import Evaluator, TrecgainError
+    from trecgain.distributed import evaluate_on_dask
+
+    empty = distributed.LocalCluster(n_workers=0, processes=True, dashboard_address=":0",
+                                     silence_logs=logging.CRITICAL)
+    ev = Evaluator(EXAMPLE[0], measures=["map"])
+    try:
+        with dask.config.set({"distributed.scheduler.no-workers-timeout": "1s"}):
+            caught = within(10, lambda: evaluate_on_dask(ev, EXAMPLE[1], empty.scheduler_address))
+            out = within(10, lambda: run_cli(["--dask", empty.scheduler_address, "-m", "map", *EXAMPLE]))
+    finally:
+        empty.close()
+    assert isinstance(caught, TrecgainError)
+    assert str(caught) == f"{EXAMPLE[1]}: the Dask cluster has had no workers for 1 s: giving up"
+    assert (out.rc, out.stdout, out.stderr) == (1, b"", f"trecgain: {caught}\n")
+
+
+def within(seconds: float, action):
+    """What action() returns or raises, on a thread that must be done within `seconds` (a wait
+    without end fails the test instead of hanging it)."""
+    import threading
+
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append(action())
+        except BaseException as err:  # the outcome under test
+            outcome.append(err)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert outcome, f"still waiting after {seconds} s"
+    return outcome[0]
+
+
+def test_local_cluster_whose_workers_are_killed_until_none_is_left():
+    """--dask local, its worker processes killed again and again (while it reads its run from
+    standard input) until the nannies give up restarting them: one line, status 1, promptly
+    (Dask's no-workers-timeout, 2 s here; allowed-failures high: only that bound applies)."""
+    import psutil
+
+    env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__NO_WORKERS_TIMEOUT": "2s",
+           "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1000"}
+    proc = subprocess.Popen([sys.executable, "-m", "trecgain", "--dask", "local", "-m", "map", EXAMPLE[0], "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    try:
+        main = psutil.Process(proc.pid)
+        awaiting_standard_input(proc)  # the cluster up
+        deadline = time.monotonic() + 60
+        kills, calm = 0, time.monotonic()
+        while time.monotonic() - calm < 3 and time.monotonic() < deadline:  # until none has come back for 3 s
+            for worker in workers_of(main):
+                try:
+                    worker.kill()
+                    kills += 1
+                    calm = time.monotonic()
+                except psutil.Error:
+                    pass
+            time.sleep(0.05)
+        assert kills >= 2 and not workers_of(main)
+        start = time.monotonic()
+        out, err = proc.communicate(Path(EXAMPLE[1]).read_bytes(), timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert time.monotonic() - start < 20
+    assert (proc.returncode, out) == (1, b"")
+    assert err == b"trecgain: (standard input): the Dask cluster has had no workers for 2 s: giving up\n", err

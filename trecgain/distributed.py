@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 INSTALL = "pip install trecgain[dask]"
 #: Who asked, as messages name it: the library's call, or the command's option.
 API, COMMAND = "evaluate_on_dask", "--dask"
+#: How long a cluster may have no worker while tasks wait, when Dask's
+#: distributed.scheduler.no-workers-timeout is not set (its default: wait for ever).
+NO_WORKERS_SECONDS = 60.0
+#: How often the wait for tasks looks at the cluster's workers.
+_POLL_SECONDS = 1.0
 #: A run larger than this is read in parts (unless TRECGAIN_DASK_PARTITION_BYTES or
 #: partition_bytes= says otherwise, or the workers' memory limits call for smaller parts).
 DEFAULT_PARTITION_BYTES = 64 << 20
@@ -64,7 +69,9 @@ def evaluate_on_dask(evaluator: Evaluator, runs: Iterable[str] | str, client: An
     small; the environment's TRECGAIN_DASK_PARTITION_BYTES).
 
     Raises TrecgainError as `evaluate` would for the first run at fault (a worker that died
-    and could not be replaced included), and for a bad argument, naming it."""
+    and could not be replaced included, and a cluster left without workers for Dask's
+    distributed.scheduler.no-workers-timeout, 60 s when it is not set), and for a bad
+    argument, naming it."""
     from . import check
     from .evaluate import Evaluator
 
@@ -673,6 +680,7 @@ class _Job:
         self.client, self.evaluator, self.keep = client, evaluator, keep
         self.tie_check = tie_check and evaluator.ties == "docno"
         self.progress = _Progress(progress)
+        self.watch = _Watch(client)
         self.requests = [r.to_core() for r in evaluator.requests]
         self.options = evaluator._options()
         part = list(self.options)
@@ -707,30 +715,104 @@ class _Job:
         return future
 
     def gather(self, futures: list, name: str) -> list:
-        """The futures' results; a worker that died, or anything else the cluster raises, is one
-        TrecgainError naming the run."""
+        """The futures' results; a worker that died, a cluster without workers for too long, or
+        anything else the cluster raises, is one TrecgainError naming the run."""
         try:
-            if self.progress.enabled:
-                import time
-
-                waiting = list(futures)
-                while waiting:
-                    still = [f for f in waiting if not f.done()]
-                    self.progress.tick(len(waiting) - len(still))
-                    waiting = still
-                    if waiting:
-                        time.sleep(0.1)
+            self.wait(futures, name)
             return self.client.gather(futures)
         except TrecgainError:
             raise
         except Exception as err:
-            from distributed.scheduler import KilledWorker
+            from distributed import scheduler
 
-            if isinstance(err, KilledWorker):
+            if isinstance(err, scheduler.KilledWorker):
                 raise TrecgainError(f"a Dask worker died while evaluating it, too often for the scheduler to try "
                                     f"again (killed, or out of memory?): {_reason(err)}", name) from None
+            # the scheduler's own no-workers-timeout (Dask 2024.1 on)
+            if type(err).__name__ in ("NoWorkerError", "NoValidWorkerError"):
+                raise self.watch.gone(name) from None
             raise TrecgainError(f"the Dask cluster could not evaluate it ({_reason(err)}; is trecgain "
                                 "installed on the workers, in the same version?)", name) from None
+
+    def wait(self, futures: list, name: str) -> None:
+        """Until every future is done (or failed), the progress bar moving; a cluster that has
+        had no worker for the watch's time is a TrecgainError naming the run."""
+        from distributed import TimeoutError as StillWaiting, wait
+
+        waiting = [f for f in futures if not f.done()]
+        self.progress.tick(len(futures) - len(waiting))
+        until = "FIRST_COMPLETED" if self.progress.enabled else "ALL_COMPLETED"
+        while waiting:
+            try:
+                with self.client.as_current():  # wait's client
+                    wait(waiting, timeout=_POLL_SECONDS, return_when=until)
+            except (StillWaiting, TimeoutError):
+                pass
+            still = [f for f in waiting if not f.done()]
+            self.progress.tick(len(waiting) - len(still))
+            waiting = still
+            if waiting:
+                self.watch.check(name)
+
+
+class _Watch:
+    """Whether a cluster has had no worker for longer than it may: Dask's
+    distributed.scheduler.no-workers-timeout, or NO_WORKERS_SECONDS when that is not set (a
+    cluster whose workers all died and were not replaced would otherwise be waited for for
+    ever). The workers are counted once a second at most, and only while tasks wait."""
+
+    def __init__(self, client: Any):
+        self.client = client
+        self.seconds = _no_workers_seconds()
+        self.since: float | None = None  # when the cluster was first seen without a worker
+        self.looked = 0.0
+
+    def check(self, name: str) -> None:
+        import time
+
+        now = time.monotonic()
+        if now - self.looked < _POLL_SECONDS:
+            return
+        self.looked = now
+        workers = _worker_count(self.client)
+        if workers is None or workers > 0:
+            self.since = None
+        elif self.since is None:
+            self.since = now
+        elif now - self.since >= self.seconds:
+            raise self.gone(name)
+
+    def gone(self, name: str) -> TrecgainError:
+        return TrecgainError(f"the Dask cluster has had no workers for {self.seconds:g} s: giving up", name)
+
+
+def _worker_count(client: Any) -> int | None:
+    """How many workers the scheduler has (None: no answer; its errors come with the futures)."""
+    try:
+        try:
+            info = client.scheduler_info(n_workers=0)  # the count, without every worker's details
+        except TypeError:  # Dask before 2025: every worker's details
+            info = client.scheduler_info()
+        count = info.get("n_workers")
+        return int(count) if count is not None else len(info.get("workers", {}))
+    except Exception:
+        return None
+
+
+def _no_workers_seconds() -> float:
+    """Dask's distributed.scheduler.no-workers-timeout in seconds, or NO_WORKERS_SECONDS."""
+    import dask
+    from dask.utils import parse_timedelta
+
+    value = dask.config.get("distributed.scheduler.no-workers-timeout", None)
+    if value is None:
+        return NO_WORKERS_SECONDS
+    try:
+        seconds = parse_timedelta(value, "s")
+    except (TypeError, ValueError, KeyError):
+        raise TrecgainError(f"Dask's distributed.scheduler.no-workers-timeout must be a duration, not "
+                            f"{value!r}") from None
+    return float(seconds) if seconds and seconds > 0 else NO_WORKERS_SECONDS
 
 
 def _partition_bytes(client: Any, asked: int | None) -> int:
