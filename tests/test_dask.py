@@ -524,6 +524,18 @@ def test_readme_python_example_runs_as_written(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out.encode() == shown
 
 
+def interruptible() -> subprocess.Popen:
+    """`trecgain --dask local` waiting for its run on standard input once its cluster is up."""
+    import psutil
+
+    proc = subprocess.Popen([sys.executable, "-m", "trecgain", "--dask", "local", "-m", "map", EXAMPLE[0], "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                            start_new_session=True)
+    awaiting_standard_input(proc)
+    assert workers_of(psutil.Process(proc.pid)), "no worker process started"
+    return proc
+
+
 def awaiting_standard_input(proc: subprocess.Popen, seconds: float = 60) -> None:
     """Until the command reads its run from standard input: its cluster is up (Linux's /proc
     says where its main thread waits)."""
@@ -553,6 +565,34 @@ def workers_of(process) -> list:
         if "resource_tracker" not in line:
             out.append(child)
     return out
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGINT to the group", "SIGTERM"])
+def test_interrupted_local_cluster(how):
+    """Ctrl-C: `trecgain: interrupted` alone, status 130; SIGTERM ends it as it ends any program,
+    nothing said; no multiprocessing warnings after, no worker left behind."""
+    import signal
+
+    import psutil
+
+    proc = interruptible()
+    time.sleep(0.5)
+    workers = workers_of(psutil.Process(proc.pid))
+    if how == "SIGINT to the group":  # a terminal's Ctrl-C reaches every process of the command
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        os.kill(proc.pid, getattr(signal, how))
+    try:
+        out, err = proc.communicate(timeout=30)  # standard error's end: the last process holding it gone
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    if how == "SIGTERM":
+        assert (proc.returncode, out, err) == (-signal.SIGTERM, b"", b"")
+    else:
+        assert (proc.returncode, out, err) == (130, b"", b"trecgain: interrupted\n")
+    time.sleep(1)
+    assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
 
 
 def test_without_dask_one_line(monkeypatch):

@@ -111,9 +111,14 @@ def command_outcomes(address: str, files: tuple[str, ...], settings: dict, per_q
     from . import cli
     from .evaluate import Evaluator, printed_differences
 
-    _distributed(COMMAND)  # Dask missing: one line before anything is read
+    _installed(COMMAND)  # Dask missing: one line before anything is read
     evaluator = Evaluator(files[0], **settings)  # bad qrels or measures: before a cluster starts
-    with _Connection(address, COMMAND) as client:
+    if address == "local":  # this process's own cluster: its worker processes quiet when it is interrupted
+        _quiet_resource_tracker()
+        connection = _deaf_to_interrupts(lambda: _Connection(address, COMMAND))
+    else:
+        connection = _Connection(address, COMMAND)
+    with connection as client:
         keep = per_query and form != "trec"  # as cli._evaluate_runs: the trec text needs no kept values
         progress = not quiet and _is_terminal(sys.stderr)
         outcomes = _evaluate(client, evaluator, list(files[1:]), keep, not quiet, progress, None)
@@ -169,6 +174,18 @@ def expand_runs(runs: Iterable[str]) -> list[str]:
 
 
 # --- connecting ------------------------------------------------------------------------------
+
+
+def _installed(who: str) -> None:
+    """Dask missing: the one line _distributed says, without importing Dask (which starts a thread)."""
+    from importlib.util import find_spec
+
+    try:
+        found = find_spec("distributed") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        _distributed(who)
 
 
 def _distributed(who: str = API) -> Any:
@@ -244,6 +261,50 @@ def _close(thing: Any) -> None:
         thing.close()
     except Exception:
         pass
+
+
+def _deaf_to_interrupts(start: Any) -> Any:
+    """start() (Dask imported, the LocalCluster started) with SIGINT blocked in this thread:
+    the threads Dask starts meanwhile, and the worker processes they spawn, now or later to
+    replace one, inherit the block. A terminal's Ctrl-C reaches every process of the command:
+    it then ends trecgain alone (one line, `trecgain: interrupted`), whose workers end with
+    it, instead of each worker printing its KeyboardInterrupt. Meanwhile a thread started
+    before the block takes a Ctrl-C at once (the signal goes to a thread that does not block
+    it, and the handler, the core's or Python's, does the rest); SIGINT is unblocked here after."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        return start()
+    started = threading.Event()
+    listener = threading.Thread(target=started.wait, name="trecgain: Ctrl-C while Dask starts", daemon=True)
+    listener.start()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        started.set()
+
+
+def _quiet_resource_tracker() -> None:
+    """The command's own LocalCluster: multiprocessing's resource tracker (the process that
+    removes what the worker processes leave) started with its warnings off, so that a command
+    ended by a signal (Ctrl-C: `trecgain: interrupted`) says nothing more: the tracker warns
+    of the semaphores it then removes. An environment variable of the tracker's process only."""
+    from multiprocessing import resource_tracker
+
+    saved = os.environ.get("PYTHONWARNINGS")
+    quiet = "ignore::UserWarning:multiprocessing.resource_tracker"
+    os.environ["PYTHONWARNINGS"] = f"{saved},{quiet}" if saved else quiet
+    try:
+        resource_tracker.ensure_running()
+    except Exception:  # no tracker: the cluster starts one, or says why it cannot
+        pass
+    finally:
+        if saved is None:
+            del os.environ["PYTHONWARNINGS"]
+        else:
+            os.environ["PYTHONWARNINGS"] = saved
 
 
 def _reason(err: BaseException) -> str:
