@@ -768,7 +768,7 @@ def test_plot_never_overwrites_an_input(plot_inputs, how):
         os.link(run_a, target)
     before = {p: open(p, "rb").read() for p in (qrels, run_a, run_b)}
     out = run_cli(["compare", "-m", "map", "--permutations", "20", "--plot", target, qrels, run_a, run_b])
-    assert out.rc == 2 and out.stdout == b"" and out.stderr.count("\n") == 1
+    assert out.rc == 1 and out.stdout == b"" and out.stderr.count("\n") == 1
     assert "--plot" in out.stderr and "input file" in out.stderr
     assert {p: open(p, "rb").read() for p in before} == before
 
@@ -778,7 +778,7 @@ def test_plot_refuses_what_looks_like_a_run(plot_inputs):
     other = folder / "old.png"
     other.write_bytes((EXAMPLE / "run.txt").read_bytes())
     out = run_cli(["compare", "-m", "map", "--permutations", "20", "--plot", str(other), qrels, run_b, run_b])
-    assert out.rc == 2 and out.stdout == b"" and out.stderr.count("\n") == 1 and "looks like" in out.stderr
+    assert out.rc == 1 and out.stdout == b"" and out.stderr.count("\n") == 1 and "looks like" in out.stderr
     assert other.read_bytes() == (EXAMPLE / "run.txt").read_bytes()
 
 

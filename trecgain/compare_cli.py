@@ -172,7 +172,7 @@ def command(options: dict, files: tuple[str, ...]) -> int:
         try:
             check_target(plot, files, "--plot")
         except TrecgainError as err:
-            return _fail(str(err), 2)
+            return _fail(str(err), 1)  # as -o refuses an input
     permutations = _whole(options, "permutations", "--permutations", 0, 10**9)
     bootstrap = _whole(options, "bootstrap", "--bootstrap", 0, 10**9)
     seed = _whole(options, "seed", "--seed", 0, 2**63 - 1)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import os
 
+from . import output
 from .errors import TrecgainError
 
 TYPE_CHECKING = False
@@ -41,7 +42,6 @@ def check_target(path: object, inputs: list[str] | tuple[str, ...], option: str 
     same file by any name: os.path.samefile) nor an existing file that looks like a qrels or
     run file (trecgain.output.looks_like_input).  `option` names the caller in the message."""
     from .check import show
-    from .output import looks_like_input
 
     if isinstance(path, os.PathLike):
         path = os.fspath(path)
@@ -51,32 +51,14 @@ def check_target(path: object, inputs: list[str] | tuple[str, ...], option: str 
         raise TrecgainError(f"{option} {path}: is a directory, not a file name ending in .png, .svg or .pdf")
     if not path.lower().endswith(SUFFIXES):
         raise TrecgainError(f"{option} needs a file name ending in .png, .svg or .pdf, not '{path}'")
-    directory = os.path.dirname(path) or "."
-    if not os.path.isdir(directory):
-        raise TrecgainError(f"{option} {path}: no such directory '{directory}'")
-    if not os.path.lexists(path):
-        return path
-    for name in inputs:
-        if name != "-" and _same_file(path, name):
-            raise TrecgainError(f"{option} {path} is the input file '{name}': refusing to overwrite it")
-    if looks_like_input(path):
-        raise TrecgainError(f"{option} {path}: refusing to overwrite what looks like a qrels or run file")
+    output.check_target(path, inputs, option)
     return path
-
-
-def _same_file(one: str, other: str) -> bool:
-    try:
-        return os.path.samefile(one, other)
-    except (OSError, ValueError):  # a file that does not exist, a name with a NUL
-        return False
 
 
 def plot(c: Comparison, path: object, depth: int | None = None, measure: str | None = None) -> None:
     """Draw c's figure into `path` (checked by check_target against c's input files),
     atomically: a failure leaves the target as it was and no temporary file."""
     import io
-
-    from .output import write
 
     target = check_target(path, c.inputs)
     drawn = figure(c, depth, measure)
@@ -85,7 +67,7 @@ def plot(c: Comparison, path: object, depth: int | None = None, measure: str | N
         drawn.savefig(buffer, format=target.lower().rsplit(".", 1)[1], dpi=100)
     except OSError as err:
         raise TrecgainError(f"cannot write the plot: {err.strerror or err}", target) from None
-    write(target, lambda put: put(buffer.getvalue()))
+    output.write(target, lambda put: put(buffer.getvalue()))
 
 
 def figure(c: Comparison, depth: int | None = None, measure: str | None = None):

@@ -26,37 +26,39 @@ if TYPE_CHECKING:
 _ADVICE = "(trecgain's -o writes the results; trec_eval's obsolete -o is --Output_old_results_format)"
 
 
-def check_target(target: str, inputs: tuple[str, ...] | list[str]) -> None:
+def check_target(target: str, inputs: tuple[str, ...] | list[str], option: str = "-o") -> None:
     """Refuse a target that is a directory, is in no directory, is one of the input files,
     looks like a qrels or run file (`trec_eval -o qrels run1 run2` would overwrite the qrels),
     or that the caller may not write (a rename would replace it all the same).  Through
-    symbolic links: what is checked is the file the link names."""
+    symbolic links: what is checked is the file the link names.  `option` (-o, --plot) names
+    the caller in the messages."""
+    advice = f" {_ADVICE}" if option == "-o" else ""
     if not target:
-        raise TrecgainError("option -o needs a file name ('-' for standard output)")
-    final = final_path(target)
+        raise TrecgainError(f"option {option} needs a file name ('-' for standard output)")
+    final = final_path(target, option)
     if os.path.isdir(final):
-        raise TrecgainError(f"-o {target}: is a directory")
+        raise TrecgainError(f"{option} {target}: is a directory")
     directory = os.path.dirname(final) or "."
     if not os.path.isdir(directory):
-        raise TrecgainError(f"-o {target}: no such directory '{directory}'")
+        raise TrecgainError(f"{option} {target}: no such directory '{directory}'")
     if not os.path.exists(target):
         return
     for name in inputs:
         try:
             same = name != "-" and os.path.samefile(target, name)
-        except OSError:
+        except (OSError, ValueError):  # a file that does not exist, a name with a NUL
             same = False
         if same:
-            raise TrecgainError(f"-o {target} is the input file '{name}': refusing to overwrite it {_ADVICE}")
+            raise TrecgainError(f"{option} {target} is the input file '{name}': refusing to overwrite it{advice}")
     if looks_like_input(target):
-        raise TrecgainError(f"-o {target}: refusing to overwrite what looks like a qrels or run file {_ADVICE}")
+        raise TrecgainError(f"{option} {target}: refusing to overwrite what looks like a qrels or run file{advice}")
     # as `> FILE` would fail, though a rename would not; through links as open() goes (the
     # final name of /dev/stdout may be no path at all: pipe:[...])
     if not os.access(target, os.W_OK):
-        raise TrecgainError(f"-o {target}: permission denied")
+        raise TrecgainError(f"{option} {target}: permission denied")
 
 
-def final_path(target: str) -> str:
+def final_path(target: str, option: str = "-o") -> str:
     """The file `target` names: the end of its chain of symbolic links (one that names no
     file yet is created, as `>` creates it), or `target` itself when it is no link."""
     if not os.path.islink(target):
@@ -66,7 +68,7 @@ def final_path(target: str) -> str:
     except FileNotFoundError:
         return os.path.realpath(target)
     except OSError as err:  # a loop of links
-        raise TrecgainError(f"-o {target}: {err.strerror or err}") from None
+        raise TrecgainError(f"{option} {target}: {err.strerror or err}") from None
 
 
 def looks_like_input(path: str) -> bool:
