@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use std::borrow::Cow;
 
-use pyo3::buffer::PyBuffer;
-use pyo3::exceptions::PyValueError;
+use pyo3::buffer::{Element, PyBuffer};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
@@ -147,40 +147,173 @@ fn first_bad_id(ids: &Bound<'_, PyList>) -> Option<usize> {
 }
 
 /// A buffer of doubles (a numpy float64 array, an array('d')) of as many values as there
-/// are ids, copied out.
+/// are ids, to be read in place (None: no values).
 fn doubles(
-    py: Python<'_>,
     values: &Bound<'_, PyAny>,
     qids: usize,
     docnos: usize,
-) -> PyResult<Vec<f64>> {
+) -> PyResult<Option<PyBuffer<f64>>> {
     // an empty array('d') has no memory, which PyBuffer refuses as misaligned
     let values = if values.len()? == 0 {
-        Vec::new()
+        None
     } else {
-        PyBuffer::<f64>::get(values)?.to_vec(py)?
+        Some(PyBuffer::<f64>::get(values)?)
     };
-    if values.len() != qids || docnos != qids {
+    let count = values.as_ref().map_or(0, PyBuffer::item_count);
+    if count != qids || docnos != qids {
         return Err(PyValueError::new_err(format!(
-            "columns of different lengths: {qids} qids, {docnos} docnos, {} values",
-            values.len()
+            "columns of different lengths: {qids} qids, {docnos} docnos, {count} values"
         )));
     }
     Ok(values)
 }
 
-/// The rows of id columns and a value column, ids as the core reads them (an id that is not
-/// a str or bytes is empty, which the core refuses at its row).
+/// An id column as `from_rows` takes it, without a Python object per row but for the list: a
+/// list of str or bytes; a buffer of whole numbers (a numpy int64 or uint64 array, read in
+/// place), each id then its decimal spelling, as Python's `str(int)` writes it; or a pair
+/// (str, buffer of uint64): the ids joined into one str, and where each ends in its UTF-8.
+enum IdColumn<'py> {
+    Texts(Bound<'py, PyList>),
+    Signed(PyBuffer<i64>),
+    Unsigned(PyBuffer<u64>),
+    Joined(Bound<'py, PyString>, PyBuffer<u64>),
+}
+
+impl<'py> IdColumn<'py> {
+    fn new(column: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(list) = column.downcast::<PyList>() {
+            return Ok(IdColumn::Texts(list.clone()));
+        }
+        if let Ok((text, ends)) = column.extract::<(Bound<'py, PyString>, Bound<'py, PyAny>)>() {
+            return Ok(IdColumn::Joined(text, PyBuffer::<u64>::get(&ends)?));
+        }
+        let numbers = match PyBuffer::<i64>::get(column) {
+            Ok(signed) if signed.dimensions() == 1 => Some(IdColumn::Signed(signed)),
+            Ok(_) => None,
+            Err(_) => PyBuffer::<u64>::get(column)
+                .ok()
+                .filter(|unsigned| unsigned.dimensions() == 1)
+                .map(IdColumn::Unsigned),
+        };
+        numbers.ok_or_else(|| {
+            PyTypeError::new_err(
+                "an id column is a list of str or bytes, a one-dimensional buffer of int64 or uint64, \
+                 or a pair (str, buffer of uint64)",
+            )
+        })
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            IdColumn::Texts(list) => list.len(),
+            IdColumn::Signed(numbers) => numbers.item_count(),
+            IdColumn::Unsigned(numbers) => numbers.item_count(),
+            IdColumn::Joined(_, ends) => ends.item_count(),
+        }
+    }
+
+    /// The ids as the core reads them (an id that is not a str or bytes is empty, which the
+    /// core refuses at its row); a buffer that is not contiguous is copied out first.
+    fn ids<'a>(&'a self, py: Python<'a>) -> PyResult<Box<dyn Iterator<Item = Id<'a>> + 'a>> {
+        Ok(match self {
+            IdColumn::Texts(list) => Box::new(
+                list.iter()
+                    .map(|item| Id::Text(id_bytes(&item).map(Cow::into_owned).unwrap_or_default())),
+            ),
+            IdColumn::Signed(numbers) => Box::new(in_place(py, numbers)?.map(Id::signed)),
+            IdColumn::Unsigned(numbers) => {
+                Box::new(in_place(py, numbers)?.map(|n| Id::number(false, n)))
+            }
+            IdColumn::Joined(text, ends) => {
+                let text = text.to_str()?.as_bytes();
+                let last =
+                    in_place(py, ends)?.try_fold(0, |end, next| (end <= next).then_some(next));
+                if last != Some(text.len() as u64) {
+                    return Err(PyValueError::new_err(
+                        "joined ids: the ends do not ascend to the text's length",
+                    ));
+                }
+                let mut start = 0;
+                Box::new(in_place(py, ends)?.map(move |end| {
+                    let id = &text[start..end as usize];
+                    start = end as usize;
+                    Id::Slice(id)
+                }))
+            }
+        })
+    }
+}
+
+/// The items of a buffer, read in place (copied out first if it is not contiguous).
+fn in_place<'a, T: Element + Copy>(
+    py: Python<'a>,
+    buffer: &'a PyBuffer<T>,
+) -> PyResult<Box<dyn Iterator<Item = T> + 'a>> {
+    Ok(match buffer.as_slice(py) {
+        Some(cells) => Box::new(cells.iter().map(|cell| cell.get())),
+        None => Box::new(buffer.to_vec(py)?.into_iter()),
+    })
+}
+
+/// One id for the core: a str's or bytes' bytes, a part of joined ids, or a whole number's
+/// decimal digits, kept in place (at most 20 bytes: "-9223372036854775808", "18446744073709551615").
+enum Id<'a> {
+    Text(Vec<u8>),
+    Slice(&'a [u8]),
+    Number { digits: [u8; 20], from: usize },
+}
+
+impl Id<'_> {
+    fn signed(n: i64) -> Self {
+        Id::number(n < 0, n.unsigned_abs())
+    }
+
+    fn number(negative: bool, mut magnitude: u64) -> Self {
+        let mut digits = [0u8; 20];
+        let mut from = digits.len();
+        loop {
+            from -= 1;
+            digits[from] = b'0' + (magnitude % 10) as u8;
+            magnitude /= 10;
+            if magnitude == 0 {
+                break;
+            }
+        }
+        if negative {
+            from -= 1;
+            digits[from] = b'-';
+        }
+        Id::Number { digits, from }
+    }
+}
+
+impl AsRef<[u8]> for Id<'_> {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Id::Text(bytes) => bytes,
+            Id::Slice(bytes) => bytes,
+            Id::Number { digits, from } => &digits[*from..],
+        }
+    }
+}
+
+/// The rows of id columns and a value column, ids as the core reads them, values read in
+/// place (copied out first if the buffer is not contiguous).
 fn rows<'a>(
-    qids: &'a Bound<'_, PyList>,
-    docnos: &'a Bound<'_, PyList>,
-    values: &'a [f64],
-) -> impl Iterator<Item = (Vec<u8>, Vec<u8>, f64)> + 'a {
-    let owned = |item: Bound<'_, PyAny>| id_bytes(&item).map(Cow::into_owned).unwrap_or_default();
-    qids.iter()
-        .zip(docnos.iter())
+    py: Python<'a>,
+    qids: &'a IdColumn<'_>,
+    docnos: &'a IdColumn<'_>,
+    values: &'a Option<PyBuffer<f64>>,
+) -> PyResult<impl Iterator<Item = (Id<'a>, Id<'a>, f64)> + 'a> {
+    let values = match values {
+        None => Box::new(std::iter::empty()),
+        Some(buffer) => in_place(py, buffer)?,
+    };
+    Ok(qids
+        .ids(py)?
+        .zip(docnos.ids(py)?)
         .zip(values)
-        .map(move |((q, d), &v)| (owned(q), owned(d), v))
+        .map(|((q, d), v)| (q, d, v)))
 }
 
 #[pyclass(frozen, name = "Qrels", module = "trecgain._core")]
@@ -229,20 +362,22 @@ impl PyQrels {
         })
     }
 
-    /// Judgments given as columns of rows (a DataFrame's, a list of tuples'): ids as str or
-    /// bytes (checked first with `first_bad_id`), grades as a buffer of doubles; messages name
-    /// the rows, counted from 1.
+    /// Judgments given as columns of rows (a DataFrame's, a list of tuples'): each id column
+    /// as `IdColumn` takes it (a list of str or bytes, checked first with `first_bad_id`; a
+    /// buffer of int64 or uint64, their decimal text; joined ids), grades as a buffer of
+    /// doubles; messages name the rows, counted from 1.
     #[staticmethod]
     fn from_rows(
         py: Python<'_>,
         name: String,
-        qids: &Bound<'_, PyList>,
-        docnos: &Bound<'_, PyList>,
+        qids: &Bound<'_, PyAny>,
+        docnos: &Bound<'_, PyAny>,
         grades: &Bound<'_, PyAny>,
         fractional: bool,
     ) -> PyResult<Self> {
-        let grades = doubles(py, grades, qids.len(), docnos.len())?;
-        let qrels = Qrels::from_rows(&name, rows(qids, docnos, &grades), fractional)
+        let (qids, docnos) = (IdColumn::new(qids)?, IdColumn::new(docnos)?);
+        let grades = doubles(grades, qids.len(), docnos.len())?;
+        let qrels = Qrels::from_rows(&name, rows(py, &qids, &docnos, &grades)?, fractional)
             .map_err(|e| to_py(py, e))?;
         Ok(PyQrels {
             inner: Arc::new(qrels),
@@ -392,17 +527,19 @@ impl PyRun {
     }
 
     /// Results given as columns of rows (a DataFrame's, a list of tuples'), as
-    /// `Qrels.from_rows`: ids as str or bytes, scores as a buffer of doubles.
+    /// `Qrels.from_rows`: id columns as `IdColumn` takes them, scores as a buffer of doubles.
     #[staticmethod]
     fn from_rows(
         py: Python<'_>,
         name: String,
-        qids: &Bound<'_, PyList>,
-        docnos: &Bound<'_, PyList>,
+        qids: &Bound<'_, PyAny>,
+        docnos: &Bound<'_, PyAny>,
         scores: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let scores = doubles(py, scores, qids.len(), docnos.len())?;
-        let run = Run::from_rows(&name, rows(qids, docnos, &scores)).map_err(|e| to_py(py, e))?;
+        let (qids, docnos) = (IdColumn::new(qids)?, IdColumn::new(docnos)?);
+        let scores = doubles(scores, qids.len(), docnos.len())?;
+        let run =
+            Run::from_rows(&name, rows(py, &qids, &docnos, &scores)?).map_err(|e| to_py(py, e))?;
         Ok(PyRun {
             inner: Arc::new(run),
         })
