@@ -1,4 +1,4 @@
-"""DataFrames, namedtuples and tuples as qrels and runs (trecgain/rows.py).
+"""DataFrames (pandas and polars), namedtuples and tuples as qrels and runs (trecgain/rows.py).
 
 Every good case is checked against the same data written as TREC files and evaluated from
 the files: `to_trec(per_query=True)` must be byte-identical, in both compat modes, for a few
@@ -10,6 +10,10 @@ the original files' output is compared with its runid line's value changed to `u
 
 Bad input: each refusal is one line naming the source, the row (counted from 1, as the lines
 of the same data in a file) and the problem, checked in full.
+
+Bulk reading: a frame's integer id column reaches the core as the numpy array it is (the core
+writes the decimal text), so reading it takes no Python object per row; the peak memory a read
+adds is measured in a subprocess (test_integer_ids_are_read_in_bulk).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -100,6 +105,9 @@ def qrels_forms(rows: list[tuple]) -> dict:
         "PyTerrier frame": lambda: pd.DataFrame({"qid": q, "docno": d, "label": g}),
         "Qrel list": lambda: [Qrel(*row) for row in rows],
         "tuple generator": lambda: (row for row in rows),
+        "polars ir_measures frame": lambda: pl.DataFrame({"query_id": q, "doc_id": d, "relevance": g,
+                                                          "iteration": "0"}),
+        "polars PyTerrier frame": lambda: pl.DataFrame({"qid": q, "docno": d, "label": g}),
     }
 
 
@@ -112,6 +120,9 @@ def run_forms(rows: list[tuple]) -> dict:
                                                  "rank": range(len(rows)), "query": "some words"}),
         "ScoredDoc generator": lambda: (ScoredDoc(*row) for row in rows),
         "tuple list": lambda: list(rows),
+        "polars PyTerrier frame": lambda: pl.DataFrame({"qid": q, "docid": range(len(rows)), "docno": d, "score": s,
+                                                        "rank": range(len(rows)), "query": "some words"}),
+        "polars ir_measures frame": lambda: pl.DataFrame({"query_id": q, "doc_id": d, "score": s}),
     }
 
 
@@ -194,9 +205,126 @@ def test_generated_collections(collection, forms, compat, float_grades):
     if float_grades and isinstance(given_qrels, pd.DataFrame):  # whole floats: grades, in a frame
         grade = "relevance" if "relevance" in given_qrels else "label"
         given_qrels[grade] = given_qrels[grade].astype(np.float64)
+    if float_grades and isinstance(given_qrels, pl.DataFrame):
+        grade = "relevance" if "relevance" in given_qrels.columns else "label"
+        given_qrels = given_qrels.with_columns(pl.col(grade).cast(pl.Float64))
     with tempfile.TemporaryDirectory() as directory:
         files = write_files(Path(directory), qrels, run)
         assert as_trec(given_qrels, make_run(), ["all_trec"], compat) == as_trec(*files, ["all_trec"], compat)
+
+
+# ---------------------------------------------------------------- integer ids, read in bulk
+
+INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+@st.composite
+def integer_collections(draw):
+    """Qrels and run rows whose ids are whole numbers of one numpy dtype (its extremes drawn often)."""
+    dtype = np.dtype(draw(st.sampled_from(INT_DTYPES)))
+    ids = st.integers(int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+    qids = draw(st.lists(ids, min_size=1, max_size=3, unique=True))
+    qrels, run = [], []
+    for i, q in enumerate(qids):
+        for d in draw(st.lists(ids, min_size=1 if i == 0 else 0, max_size=5, unique=True)):
+            qrels.append((q, d, draw(st.integers(0, 3))))
+        for d in draw(st.lists(ids, min_size=1, max_size=6, unique=True)):
+            run.append((q, d, draw(SCORES)))
+    return dtype, draw(st.permutations(qrels)), draw(st.permutations(run))
+
+
+def integer_frame(library: str, names: tuple[str, str, str], rows: list[tuple], dtype: np.dtype):
+    """A pandas or polars frame whose id columns are numpy arrays of `dtype`."""
+    q, d, v = columns(rows)
+    data = {names[0]: np.array(q, dtype=dtype), names[1]: np.array(d, dtype=dtype), names[2]: v}
+    return pd.DataFrame(data) if library == "pandas" else pl.DataFrame(data)
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(integer_collections(), st.sampled_from(["pandas", "polars"]), st.sampled_from(COMPATS))
+def test_generated_integer_ids_are_their_decimal_text(collection, library, compat):
+    """An integer id column of any width, signed or not, reads as the same data written as files
+    with each id's decimal text (`str(int)`: -5, 18446744073709551615)."""
+    dtype, qrels, run = collection
+    given_qrels = integer_frame(library, ("query_id", "doc_id", "relevance"), qrels, dtype)
+    given_run = integer_frame(library, ("qid", "docno", "score"), run, dtype)
+    with tempfile.TemporaryDirectory() as directory:
+        files = write_files(Path(directory), qrels, run)
+        assert as_trec(given_qrels, given_run, ["all_trec"], compat) == as_trec(*files, ["all_trec"], compat)
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_integer_id_extremes(library, tmp_path):
+    """The widest ids of int64 and uint64, 0 and negatives, and a column that is a strided view."""
+    low, high, top = -(2**63), 2**63 - 1, 2**64 - 1
+    qrels = [(low, high, 1), (low, 0, 0), (-1, -10, 2), (7, 10**18, 1)]
+    run = [(low, high, 0.5), (low, -1, 0.75), (-1, -10, 0.25), (7, 10**18, 1.0), (7, 3, 2.0)]
+    expected = _files_trec(tmp_path, qrels, run)
+    frames = [integer_frame(library, ("qid", "docno", "label"), qrels, np.dtype("int64")),
+              integer_frame(library, ("qid", "docno", "score"), run, np.dtype("int64"))]
+    assert as_trec(*frames, MEASURES, "10") == expected
+    unsigned_qrels = [(top, top, 1), (0, 2**63, 0), (5, top - 1, 2)]
+    unsigned_run = [(top, top, 1.5), (0, 2**63, 0.5), (5, 1, 0.25)]
+    frames = [integer_frame(library, ("qid", "docno", "label"), unsigned_qrels, np.dtype("uint64")),
+              integer_frame(library, ("qid", "docno", "score"), unsigned_run, np.dtype("uint64"))]
+    assert as_trec(*frames, MEASURES, "10") == _files_trec(tmp_path, unsigned_qrels, unsigned_run)
+    if library == "pandas":  # ids in one two-dimensional block, each column a strided view of it
+        block = pd.DataFrame(np.array([row[:2] for row in run], dtype=np.int64), columns=["qid", "docno"],
+                             copy=False)
+        block["score"] = [row[2] for row in run]
+        assert not block["qid"].to_numpy().flags["C_CONTIGUOUS"]
+        assert as_trec(qrels, block, MEASURES, "10") == expected
+        nullable = pd.DataFrame({"qid": pd.array([r[0] for r in run], dtype="Int64"),
+                                 "docno": pd.array([r[1] for r in run], dtype="Int64"), "score": [r[2] for r in run]})
+        assert as_trec(qrels, nullable, MEASURES, "10") == expected
+
+
+PEAK_PROBE = r"""
+import re, resource, sys
+import numpy as np
+from trecgain.read import read_qrels, read_run
+
+library, what, rows = sys.argv[1], sys.argv[2], int(sys.argv[3])
+value = "label" if what == "qrels" else "score"
+read = read_qrels if what == "qrels" else read_run
+
+
+def frame(n):
+    data = {"qid": np.arange(n, dtype=np.int64) // 100 + 301, "docno": np.arange(n, dtype=np.int64) * 7 + 10**9,
+            value: np.ones(n)}
+    if library == "pandas":
+        import pandas
+        return pandas.DataFrame(data)
+    import polars
+    return polars.DataFrame(data)
+
+
+def kib(field):
+    return int(re.search(field + r":\s+(\d+) kB", open("/proc/self/status").read()).group(1))
+
+
+read(frame(10))  # what is imported on first use is imported before measuring
+big = frame(rows)
+try:
+    open("/proc/self/clear_refs", "w").write("5")  # Linux: the peak is reset to the present
+    before = kib("VmRSS")
+except OSError:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+read(big)
+after = kib("VmHWM") if sys.platform == "linux" else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print((after - before) * 1024 / rows)
+"""
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+@pytest.mark.parametrize("what", ["qrels", "run"])
+def test_integer_ids_are_read_in_bulk(library, what):
+    """Reading a frame of 500,000 rows with int64 ids adds at most 120 bytes a row to the
+    process's peak memory (the core's own qrels or run takes 30 to 80); a Python str made for
+    each id, as before, took over 200 (2.2 GB at the peak for a run of 10 million rows)."""
+    out = subprocess.run([sys.executable, "-c", PEAK_PROBE, library, what, "500000"], capture_output=True,
+                         text=True, check=True)
+    assert float(out.stdout) < 120
 
 
 # ---------------------------------------------------------------- what the columns may hold
@@ -294,9 +422,84 @@ def test_no_row_is_visited_by_pandas(monkeypatch):
 
 
 def test_importing_trecgain_imports_neither_pandas_nor_numpy():
-    code = "import sys, trecgain.evaluate, trecgain.rows; print('pandas' in sys.modules, 'numpy' in sys.modules)"
+    code = ("import sys, trecgain.evaluate, trecgain.rows; "
+            "print('pandas' in sys.modules, 'numpy' in sys.modules, 'polars' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["False", "False", "False"]
+
+
+def test_pandas_frames_and_files_need_no_polars():
+    """Without polars (its import made to fail), pandas frames and files read as before, and
+    reading them never imports polars."""
+    code = f"""if True:
+        import sys
+        sys.modules["polars"] = None  # import polars now raises ImportError
+        import pandas as pd
+        from trecgain import Evaluator
+        qrels = pd.DataFrame({{"qid": [1, 1], "docno": ["d1", "d2"], "label": [1, 0]}})
+        run = pd.DataFrame({{"qid": [1, 1], "docno": ["d2", "d1"], "score": [2.0, 1.0]}})
+        print(Evaluator(qrels, measures=["num_rel_ret"]).evaluate(run).aggregate["num_rel_ret"])
+        files = Evaluator({str(EXAMPLE / "qrels.txt")!r}, measures=["num_rel_ret"])
+        print(files.evaluate({str(EXAMPLE / "run.txt")!r}).aggregate["num_rel_ret"] > 0, sys.modules["polars"])
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "True", "None"]
+
+
+# ---------------------------------------------------------------- polars
+
+
+def test_polars_ids_of_every_kind(tmp_path):
+    """String ids (any UTF-8), Binary ids (any bytes, as a file's), Categorical and Int32 ids."""
+    qrels = [("q\u00e9", "d\u65e5\u672c", 2), ("q\u00e9", "d\U0001f600", 0), ("q2", "d3", 1)]
+    run = [("q\u00e9", "d\u65e5\u672c", 1.5), ("q\u00e9", "d\U0001f600", 2.5), ("q2", "d3", 0.5)]
+    q, d, g = columns(qrels)
+    rq, rd, s = columns(run)
+    expected = _files_trec(tmp_path, qrels, run)
+    assert as_trec(pl.DataFrame({"qid": q, "docno": d, "label": g}),
+                   pl.DataFrame({"qid": rq, "docno": rd, "score": s}), MEASURES, "10") == expected
+    categorical = pl.DataFrame({"qid": pl.Series(rq, dtype=pl.Categorical), "docno": rd, "score": s})
+    assert as_trec(pl.DataFrame({"qid": q, "docno": d, "label": g}), categorical, MEASURES, "10") == expected
+    (tmp_path / "qrels.txt").write_bytes(b"q\xff 0 d\x80 2\nq\xff 0 d2 1\n")
+    (tmp_path / "run.txt").write_bytes(b"q\xff Q0 d\x80 1 1.0 unknown\nq\xff Q0 d2 2 2.0 unknown\n")
+    binary = pl.DataFrame({"qid": [b"q\xff", b"q\xff"], "docno": [b"d\x80", b"d2"], "label": [2, 1]})
+    binary_run = pl.DataFrame({"qid": [b"q\xff", b"q\xff"], "docno": [b"d\x80", b"d2"], "score": [1.0, 2.0]})
+    assert binary["qid"].dtype == pl.Binary
+    assert as_trec(binary, binary_run, MEASURES, "10") == as_trec(str(tmp_path / "qrels.txt"),
+                                                                  str(tmp_path / "run.txt"), MEASURES, "10")
+    small = pl.DataFrame({"qid": pl.Series([301, 301, 302], dtype=pl.Int32), "docno": [7, 8, 9], "label": [2, 0, 1]})
+    small_run = pl.DataFrame({"qid": pl.Series([301, 302], dtype=pl.UInt16), "docno": ["7", "9"], "score": [1.0, 2.0]})
+    assert as_trec(small, small_run, MEASURES, "10") == _files_trec(
+        tmp_path, [("301", "7", 2), ("301", "8", 0), ("302", "9", 1)], [("301", "7", 1.0), ("302", "9", 2.0)])
+
+
+def test_polars_value_dtypes(tmp_path):
+    """Grades of any integer width and whole floats, scores of float32, ints and int128."""
+    expected = _files_trec(tmp_path)
+    q, d, g = columns(QRELS)
+    rq, rd, s = columns(RUN)
+    for grades in (pl.Series(g, dtype=pl.Int8), pl.Series(g, dtype=pl.UInt64), pl.Series(g, dtype=pl.Float64),
+                   pl.Series(g, dtype=pl.Float32), pl.Series(g, dtype=pl.Int128)):
+        for scores in (pl.Series(s, dtype=pl.Float32), pl.Series(s, dtype=pl.Float64)):
+            got = as_trec(pl.DataFrame({"qid": q, "docno": d, "label": grades}),
+                          pl.DataFrame({"qid": rq, "docno": rd, "score": scores}), MEASURES, "10")
+            assert got == expected, (grades.dtype, scores.dtype)
+    int_scores = pl.DataFrame({"qid": rq, "docno": rd, "score": [1, 2**53, 2**60, -(2**62)]})
+    assert as_trec(QRELS, int_scores, MEASURES, "10") == _files_trec(
+        tmp_path, run=list(zip(rq, rd, [1.0, 2.0**53, 2.0**60, -(2.0**62)])))
+
+
+def test_a_polars_frame_is_read_by_column(monkeypatch):
+    """Never row by row, and string ids never one Python str per row (to_list)."""
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a polars frame was read row by row")
+
+    for name in ("iter_rows", "rows", "row", "to_dicts", "__iter__"):
+        monkeypatch.setattr(pl.DataFrame, name, forbidden)
+    monkeypatch.setattr(pl.Series, "to_list", forbidden)
+    frame = pl.DataFrame(dict(zip(("qid", "docno", "score"), columns(RUN))))
+    qrels = pl.DataFrame(dict(zip(("qid", "docno", "label"), columns(QRELS))))
+    assert Evaluator(qrels, measures=["num_ret"]).evaluate(frame).aggregate["num_ret"] == 4
 
 
 # ---------------------------------------------------------------- refusals
@@ -355,6 +558,10 @@ RUN_SHAPES = "(qid, docno, score) tuples or ir_measures' ScoredDoc(query_id, doc
      "qrels DataFrame:3: document id nan is not a string (ids are str, bytes or int)"),  # pandas' str dtype: NaN
     (_qrels_frame(query_id=[1.0, 1.0, 2.0]), "qrels DataFrame:1: query id 1.0 is not a string (ids are str, bytes or "
      "int)"),
+    (_qrels_frame(query_id=pd.array([1, 1, None], dtype="Int64")),
+     "qrels DataFrame:3: query id None is not a string (ids are str, bytes or int)"),
+    (_qrels_frame(doc_id=pd.array([7, None, 8], dtype="UInt64")),
+     "qrels DataFrame:2: document id None is not a string (ids are str, bytes or int)"),
     (_qrels_frame(query_id=["q1", "q1", "\ud800"]),
      "qrels DataFrame:3: query id '\\ud800' has a lone surrogate that stands for no byte (only '\\udc80' to "
      "'\\udcff' do, as surrogateescape writes them)"),
@@ -420,6 +627,93 @@ def test_bad_qrels(qrels, expected):
 ])
 def test_bad_runs(run, expected):
     refused(lambda: Evaluator(QRELS).evaluate(run), expected)
+
+
+SAME_REFUSALS = [  # (qrels or run, its columns, the message of a pandas frame and a polars frame alike)
+    ("qrels", {"query_id": ["q1", "q1"], "doc_id": ["d1", "d 2"], "relevance": [2, 0]},
+     "qrels DataFrame:2: document id 'd 2' contains whitespace or a NUL byte"),
+    ("qrels", {"query_id": ["q1", "q\x0b"], "doc_id": ["d1", "d2"], "relevance": [2, 0]},
+     "qrels DataFrame:2: query id 'q\\x0b' contains whitespace or a NUL byte"),
+    ("run", {"qid": ["q1", "q1"], "docno": ["d1", "d\x00"], "score": [1.0, 2.0]},
+     "run DataFrame:2: document id 'd\\x00' contains whitespace or a NUL byte"),
+    ("run", {"qid": ["q1", ""], "docno": ["d1", "d2"], "score": [1.0, 2.0]}, "run DataFrame:2: query id '' is empty"),
+    ("run", {"qid": ["q1", "q1"], "docno": ["d1", "\u00e9" * 513], "score": [1.0, 2.0]},
+     f"run DataFrame:2: document id '{chr(233) * 36}... is 1026 bytes: ids are at most 1024 bytes, as in files"),
+    ("run", {"qid": ["q1", "q1"], "docno": ["d1", "d2"], "score": [1.0, math.nan]},
+     "run DataFrame:2: score nan of document 'd2' of query 'q1' is not a finite number"),
+    ("run", {"qid": [5, 5], "docno": [-7, 8], "score": [math.inf, 1.0]},
+     "run DataFrame:1: score inf of document '-7' of query '5' is not a finite number"),
+    ("run", {"qid": ["q1", "q1"], "docno": ["d1", "d2"], "score": ["1.5", "2"]},
+     "run DataFrame:1: score '1.5' of document 'd1' of query 'q1' is not a number (strings are not read as numbers)"),
+    ("run", {"qid": ["q1", "q1"], "docno": ["d1", "d2"], "score": [True, False]},
+     "run DataFrame:1: score True of document 'd1' of query 'q1' is not a number"),
+    ("run", {"qid": ["q1", "q1", "q1"], "docno": ["d1", "d2", "d1"], "score": [1.0, 2.0, 3.0]},
+     "run DataFrame:3: document 'd1' retrieved twice for query 'q1' (first at row 1)"),
+    ("qrels", {"qid": [1, 1, 1], "docno": [4, 5, 4], "label": [1, 0, 2]},
+     "qrels DataFrame:3: document '4' judged twice for query '1' (first at row 1)"),
+    ("qrels", {"qid": [2**64 - 1] * 2, "docno": ["d1", "d2"], "label": [2.0, 0.5]},
+     "qrels DataFrame:2: grade 0.5 of document 'd2' of query '18446744073709551615' is not an integer "
+     "(fractional_grades=True accepts it)"),
+    ("qrels", {"qid": [-3, -3], "docno": [1, 2], "label": [2, 2**53 + 1]},
+     "qrels DataFrame:2: grade 9007199254740993 of document '2' of query '-3' is out of range (integer grades are "
+     "at most 2**53 = 9007199254740992 in magnitude, as in qrels files)"),
+    ("qrels", {"qid": ["q1", "q1"], "docno": ["d1", "d1"], "label": [1, 2]},
+     "qrels DataFrame:2: document 'd1' judged twice for query 'q1' (first at row 1)"),
+    ("qrels", {"query_id": ["q1"], "doc_id": ["d1"]}, f"qrels DataFrame: has columns 'query_id', 'doc_id': "
+     f"{QRELS_EXPECTED}"),
+    ("qrels", {"query_id": ["q1"], "doc_id": ["d1"], "relevance": [1], "qid": ["q"], "docno": ["d"], "label": [1]},
+     f"qrels DataFrame: has both {QRELS_EXPECTED[9:]}: keep one set of columns"),
+    ("run", {"qid": [], "docno": [], "score": []}, "run DataFrame: no results in the run"),
+    ("run", {}, "run DataFrame: no results in the run"),
+]
+
+
+@pytest.mark.parametrize("what, data, expected", SAME_REFUSALS)
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_pandas_and_polars_frames_are_refused_alike(library, what, data, expected):
+    frame = pd.DataFrame(data) if library == "pandas" else pl.DataFrame(data)
+    refused(lambda: Evaluator(frame) if what == "qrels" else Evaluator(QRELS).evaluate(frame), expected)
+
+
+@pytest.mark.parametrize("qrels, expected", [
+    (pl.DataFrame({"qid": ["q1", None], "docno": ["d1", "d2"], "label": [2, 0]}),
+     "qrels DataFrame:2: query id None is not a string (ids are str, bytes or int)"),
+    (pl.DataFrame({"qid": ["q1", "q1"], "docno": pl.Series([7, None], dtype=pl.Int64), "label": [2, 0]}),
+     "qrels DataFrame:2: document id None is not a string (ids are str, bytes or int)"),
+    (pl.DataFrame({"qid": ["q1", "q1"], "docno": ["d1", "d2"], "label": [None, 0]}),
+     "qrels DataFrame:1: grade None of document 'd1' of query 'q1' is not a number"),
+    (pl.DataFrame({"qid": [1.0, 1.0], "docno": ["d1", "d2"], "label": [2, 0]}),
+     "qrels DataFrame:1: query id 1.0 is not a string (ids are str, bytes or int)"),
+    (pl.DataFrame({"qid": [["q1"], ["q1"]], "docno": ["d1", "d2"], "label": [2, 0]}),
+     "qrels DataFrame:1: query id ['q1'] is not a string (ids are str, bytes or int)"),
+    (pl.DataFrame({"qid": ["q1"], "docno": ["d1"], "label": [2]}).lazy(),
+     "qrels LazyFrame: a polars LazyFrame is a query, not yet its rows: pass frame.collect()"),
+    (pl.DataFrame(), "qrels DataFrame: no judgments in the qrels"),
+    (pl.Series(["q1 0 d1 1"]), "qrels: a Series is not a source: expected a path, '-', an open file, a "
+     "{qid: {docno: grade}} dict, a DataFrame or (qid, docno, grade) tuples"),
+])
+def test_bad_polars_qrels(qrels, expected):
+    refused(lambda: Evaluator(qrels), expected)
+
+
+@pytest.mark.parametrize("run, expected", [
+    (pl.DataFrame({"qid": ["q1", "q1"], "docno": ["d1", "d2"], "score": [1.0, None]}),
+     "run DataFrame:2: score None of document 'd2' of query 'q1' is not a number"),
+    (pl.DataFrame({"qid": ["q1", "q1"], "docno": [None, "d2"], "score": [1.0, 2.0]}),
+     "run DataFrame:1: document id None is not a string (ids are str, bytes or int)"),
+    (pl.DataFrame({"qid": ["q1"], "docno": ["d1"], "score": pl.Series(["2024-01-01"]).str.to_date()}),
+     "run DataFrame:1: score datetime.date(2024, 1, 1) of document 'd1' of query 'q1' is not a number"),
+    (pl.DataFrame({"qid": ["q1"], "docno": ["d1"], "score": [1.0]}).lazy(),
+     "run LazyFrame: a polars LazyFrame is a query, not yet its rows: pass frame.collect()"),
+])
+def test_bad_polars_runs(run, expected):
+    refused(lambda: Evaluator(QRELS).evaluate(run), expected)
+
+
+def test_a_polars_frame_has_no_rank_column():
+    frame = pl.DataFrame(dict(zip(("qid", "docno", "score"), columns(RUN))))
+    refused(lambda: Evaluator(QRELS, ties="rank").evaluate(frame),
+            "run: only a run file has a rank column: ties='rank' needs one")
 
 
 def test_rows_are_numbered_as_the_lines_of_the_same_file(tmp_path):

@@ -1,15 +1,19 @@
 """Qrels and runs as rows (stage 1, the Python side, beside read.py's files and dicts): a pandas
-DataFrame with ir_measures' or PyTerrier's columns, or an iterable of ir_measures' Qrel /
-ScoredDoc namedtuples or plain (qid, docno, value) tuples.  Each becomes three columns -- ids
-as str or bytes, values as doubles -- checked by trecgain.check's rules (ids by the core first,
-in one pass; a refused value's message is check's) and handed to the core's `from_rows`.
+or polars DataFrame with ir_measures' or PyTerrier's columns, or an iterable of ir_measures'
+Qrel / ScoredDoc namedtuples or plain (qid, docno, value) tuples.  Each becomes three columns
+-- ids as a list of str or bytes, or a frame's integer column as an int64 / uint64 array whose
+decimal text the core writes itself (no Python object per row); values as doubles -- checked by
+trecgain.check's rules (ids by the core first, in one pass; a refused value's message is
+check's) and handed to the core's `from_rows`.
 
 Rows count from 1, as the lines of the same data written as a file, and messages read
 `SOURCE:ROW: problem` (`run DataFrame:3: score nan of document 'd1' of query 'q1' is not a
 finite number`); of several faults, the earliest row's is reported.  As in dicts, an int id is
 its text and a float id is refused; unlike in dicts, a DataFrame's float grade holding a
 whole number (2.0) is a whole grade, since pandas turns a column of ints into floats as soon
-as it has held a NaN.  Nothing here imports pandas or numpy at start-up: a frame brings them.
+as it has held a NaN.  A polars frame's null is None (refused as a dict's None is); a polars
+LazyFrame is refused (it is a query: `.collect()` it).  Nothing here imports pandas, polars or
+numpy at start-up: a frame brings them.
 """
 
 from __future__ import annotations
@@ -43,22 +47,30 @@ VALUE = {"qrels": "grade", "run": "score"}
 
 
 def is_frame(value: object) -> bool:
-    """Whether a source is a pandas DataFrame (duck-typed: pandas is not imported)."""
+    """Whether a source is a pandas DataFrame or a polars DataFrame or LazyFrame (duck-typed:
+    neither is imported)."""
+    if _is_polars(value):
+        return type(value).__name__ in ("DataFrame", "LazyFrame")
     return type(value).__module__.startswith("pandas") and hasattr(value, "columns") and hasattr(value, "iloc")
+
+
+def _is_polars(value: object) -> bool:
+    return type(value).__module__.startswith("polars")
 
 
 def is_rows(value: object) -> bool:
     """Whether a source is an iterable of rows: not text, bytes, a path, a file, a core object,
-    nor another pandas or numpy object (a Series, an array), which are refused as sources."""
+    nor another pandas, polars or numpy object (a Series, an array), which are refused as sources."""
     if isinstance(value, (str, bytes, bytearray, memoryview, _core.Qrels, _core.Run)) or hasattr(value, "__fspath__"):
         return False
-    if callable(getattr(value, "read", None)) or type(value).__module__.startswith(("pandas", "numpy")):
+    if callable(getattr(value, "read", None)) or type(value).__module__.startswith(("pandas", "polars", "numpy")):
         return False
     return hasattr(value, "__iter__")
 
 
 def qrels_from_frame(frame: Any, fractional: bool = False) -> _core.Qrels:
-    """A qrels DataFrame (query_id, doc_id, relevance or qid, docno, label) as core Qrels."""
+    """A qrels DataFrame, pandas or polars (query_id, doc_id, relevance or qid, docno, label),
+    as core Qrels."""
     source = "qrels DataFrame"
     qids, docnos, values = _frame_columns(frame, "qrels", source)
     return _core.Qrels.from_rows(source, *_checked(qids, docnos, values, "qrels", source, fractional, True),
@@ -66,7 +78,8 @@ def qrels_from_frame(frame: Any, fractional: bool = False) -> _core.Qrels:
 
 
 def run_from_frame(frame: Any) -> _core.Run:
-    """A run DataFrame (query_id, doc_id, score or qid, docno, score) as a core Run."""
+    """A run DataFrame, pandas or polars (query_id, doc_id, score or qid, docno, score), as a
+    core Run."""
     source = "run DataFrame"
     qids, docnos, values = _frame_columns(frame, "run", source)
     return _core.Run.from_rows(source, *_checked(qids, docnos, values, "run", source))
@@ -89,10 +102,78 @@ def run_from_rows(rows: Iterable) -> _core.Run:
 # ---------------------------------------------------------------- frames
 
 
-def _frame_columns(frame: Any, what: str, source: str) -> tuple[list, list, Any]:
-    """The id columns of a frame as lists and its value column as a numpy array."""
+def _frame_columns(frame: Any, what: str, source: str) -> tuple[Any, Any, Any]:
+    """The id columns of a frame as `_id_column` makes them and its value column as a numpy
+    array (a list for a polars column that is not numbers or holds a null)."""
+    if _is_polars(frame):
+        return _polars_columns(frame, what, source)
     qid, docno, value = _pick(frame, what, source)
-    return _id_list(frame[qid].to_numpy()), _id_list(frame[docno].to_numpy()), frame[value].to_numpy()
+    return _pandas_ids(frame[qid]), _pandas_ids(frame[docno]), frame[value].to_numpy()
+
+
+def _pandas_ids(series: Any) -> Any:
+    """A pandas id column as `_id_column` makes a numpy array's; a nullable integer column
+    holding NA as a list of ints and None (not the floats to_numpy would make of it)."""
+    if series.dtype.kind in "iu" and series.hasnans:
+        return series.to_numpy(dtype=object, na_value=None).tolist()
+    return _id_column(series.to_numpy())
+
+
+def _polars_columns(frame: Any, what: str, source: str) -> tuple[Any, Any, Any]:
+    """A polars DataFrame's columns as `_frame_columns` gives them: numbers through numpy
+    (zero-copy where polars can), strings joined (JoinedIds), anything else and any column
+    holding a null as lists of Python objects (a null is None), for trecgain.check's rules."""
+    if type(frame).__name__ == "LazyFrame":
+        raise TrecgainError("a polars LazyFrame is a query, not yet its rows: pass frame.collect()",
+                            f"{what} LazyFrame")
+    qid, docno, value = _pick(frame, what, source)
+    values = frame[value]
+    return (_polars_ids(frame[qid]), _polars_ids(frame[docno]),
+            values.to_numpy() if _in_numpy(values) else values.to_list())
+
+
+def _in_numpy(series: Any) -> bool:
+    """Whether numpy holds a polars column as it is: no null, ints of at most 64 bits or floats."""
+    import polars as pl  # the frame's: polars is loaded
+
+    numbers = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64, pl.Float32,
+               pl.Float64)
+    return not series.null_count() and series.dtype in numbers
+
+
+def _polars_ids(series: Any) -> Any:
+    """A polars id column as `_id_column` makes a numpy array's, or JoinedIds if it holds strings."""
+    import polars as pl  # the frame's: polars is loaded
+
+    if not len(series) or series.null_count():
+        return series.to_list()
+    if series.dtype.is_integer() and _in_numpy(series):
+        return _id_column(series.to_numpy())
+    return JoinedIds(series) if series.dtype == pl.String else series.to_list()
+
+
+class JoinedIds:
+    """A polars String column as the core takes it without a Python str per row: the ids
+    joined into one str, and where each ends in its UTF-8 (polars' strings are UTF-8)."""
+
+    __slots__ = ("series", "lengths", "text", "ends")
+
+    def __init__(self, series: Any) -> None:
+        import numpy as np  # polars' to_numpy loads it
+
+        self.series = series
+        self.lengths = series.str.len_bytes().to_numpy()
+        self.ends = np.cumsum(self.lengths, dtype=np.uint64)
+        self.text = series.str.join("").item()
+
+    def first_bad(self) -> int | None:
+        """The row of the first id the core would refuse (check.key's rule for the bytes)."""
+        bad = (self.lengths == 0) | (self.lengths > check.MAX_ID_BYTES)
+        bad |= self.series.str.contains("[ \t\n\r\x0b\x0c\x00]").to_numpy()
+        return _first(bad)
+
+    def __getitem__(self, row: int) -> str:
+        return self.series[row]
 
 
 def _pick(frame: Any, what: str, source: str) -> tuple[str, str, str]:
@@ -114,12 +195,15 @@ def _pick(frame: Any, what: str, source: str) -> tuple[str, str, str]:
     return found[0]
 
 
-def _id_list(values: Any) -> list:
-    """A numpy array of ids as a list: whole numbers as their text, anything else as it is
-    (datetimes as numpy's scalars, not the ints tolist would make of them)."""
+def _id_column(values: Any) -> Any:
+    """A numpy array of ids as the core takes them: whole numbers as a contiguous int64 or
+    uint64 array (the core writes their decimal text, as str(int) does), anything else as a
+    list (datetimes as numpy's scalars, not the ints tolist would make of them)."""
     kind = values.dtype.kind
-    if kind in "iu":
-        return list(map(str, values.tolist()))
+    if kind in "iu" and len(values):
+        import numpy as np  # a frame's: numpy is loaded with it
+
+        return np.ascontiguousarray(values, dtype=np.uint64 if values.dtype == np.uint64 else np.int64)
     return list(values) if kind in "mM" else values.tolist()
 
 
@@ -162,26 +246,39 @@ def _width(row: object, what: str, source: str, i: int) -> int:
 # ---------------------------------------------------------------- checks
 
 
-def _checked(qids: list, docnos: list, values: Any, what: str, source: str, fractional: bool = False,
-             whole_floats: bool = False) -> tuple[list, list, Any]:
+def _checked(qids: Any, docnos: Any, values: Any, what: str, source: str, fractional: bool = False,
+             whole_floats: bool = False) -> tuple[Any, Any, Any]:
     """The columns as the core takes them, or the earliest row's fault raised (within a row:
-    qid, docno, value, as a file line's fields)."""
+    qid, docno, value, as a file line's fields).  An id column is a list, a numpy array of
+    whole numbers (whose decimal texts are all good ids) or JoinedIds."""
     qids, docnos = _texts(qids), _texts(docnos)
     if what == "qrels":
         numbers, bad_value = _grades(values, fractional, whole_floats)
     else:
         numbers, bad_value = _scores(values)
-    faults = [(row, k) for k, row in enumerate((_core.first_bad_id(qids), _core.first_bad_id(docnos), bad_value))
+    faults = [(row, k) for k, row in enumerate((_first_bad_id(qids), _first_bad_id(docnos), bad_value))
               if row is not None]
     if faults:
         _refuse(*min(faults), qids, docnos, values, what, source, fractional, whole_floats)
-    return qids, docnos, numbers
+    return _for_core(qids), _for_core(docnos), numbers
 
 
-def _texts(values: list) -> list:
+def _for_core(ids: Any) -> Any:
+    """An id column as the core's from_rows takes it (JoinedIds as the pair (text, ends))."""
+    return (ids.text, ids.ends) if isinstance(ids, JoinedIds) else ids
+
+
+def _first_bad_id(ids: Any) -> int | None:
+    """The row of the first id the core would not take as it is (a numpy array's are all good)."""
+    if isinstance(ids, JoinedIds):
+        return ids.first_bad()
+    return _core.first_bad_id(ids) if isinstance(ids, list) else None
+
+
+def _texts(values: Any) -> Any:
     """Ids as str or bytes: whole numbers as their text (as dicts take them); anything else is
-    left as it is, for the check to refuse."""
-    if set(map(type, values)) <= {str, bytes}:
+    left as it is, for the check to refuse.  A numpy array of whole numbers is left as it is."""
+    if not isinstance(values, list) or set(map(type, values)) <= {str, bytes}:
         return values
     return [v if type(v) is str else _text(v) for v in values]
 
@@ -215,7 +312,7 @@ def _grades(values: Any, fractional: bool, whole_floats: bool) -> tuple[Any, int
     import numpy as np  # a frame's: numpy is loaded with pandas
 
     top = check.MAX_EXACT
-    numbers = values.astype(np.float64)
+    numbers = values.astype(np.float64, copy=False)
     if kind == "f":
         bad = ~np.isfinite(numbers)
         if not fractional:
@@ -260,7 +357,7 @@ def _scores(values: Any) -> tuple[Any, int | None]:
         return _score_list(values.tolist())
     import numpy as np  # a frame's: numpy is loaded with pandas
 
-    numbers = values.astype(np.float64)
+    numbers = values.astype(np.float64, copy=False)
     if kind == "f":
         return numbers, _first(~np.isfinite(numbers))
     top = check.MAX_EXACT
@@ -297,10 +394,10 @@ def _kind(values: Any) -> str | None:
     return None if dtype is None else dtype.kind
 
 
-def _refuse(row: int, field: int, qids: list, docnos: list, values: Any, what: str, source: str,
+def _refuse(row: int, field: int, qids: Any, docnos: Any, values: Any, what: str, source: str,
             fractional: bool, whole_floats: bool) -> NoReturn:
     """Raise the fault of one field of one row with trecgain.check's message, naming the row."""
-    where = f"document {show(docnos[row])} of query {show(qids[row])}"
+    where = f"document {show(_id_at(docnos, row))} of query {show(_id_at(qids, row))}"
     value = values[row]
     if _kind(values) in tuple("iufbc"):
         value = value.item()  # shown as Python shows it: nan, not np.float64(nan)
@@ -313,6 +410,11 @@ def _refuse(row: int, field: int, qids: list, docnos: list, values: Any, what: s
     else:
         problem = _problem(check.score, value, where, source)
     raise TrecgainError(problem, source, row + 1)
+
+
+def _id_at(ids: Any, row: int) -> object:
+    """The id of a row as given (a list's, JoinedIds'), or as its text (a numpy array's whole number)."""
+    return ids[row] if isinstance(ids, (list, JoinedIds)) else str(ids[row])
 
 
 def _problem(check_value: Callable[..., object], *args: object) -> str:
