@@ -1,6 +1,7 @@
 """ir_measures-style measure names (`nDCG@10`, `nDCG(dcg='exp-log2')@10`, `ndcg@10`), parsed
 as data: the parameter list is read with Python's parser and only literals are accepted,
-never evaluated as code."""
+never evaluated as code.  What a name means in the registry (its trec_eval line:
+trecgain.measures.trec_line_name) is trecgain.measures': it imports this module, never the reverse."""
 
 from __future__ import annotations
 
@@ -254,27 +255,3 @@ def _flag(value: object, name: str, text: str) -> bool:
     if not isinstance(value, bool):
         raise TrecgainError(f"measure '{text}': {name} must be True or False")
     return value
-
-
-def trec_line_name(text: str) -> str:
-    """The trec_eval line an ir_measures name prints the same value as (`nDCG@10` ->
-    ndcg_cut_10, `AP` -> map, `IPrec@0.5` -> iprec_at_recall_0.50); any other name, and an
-    ir_measures name with no such line (its own gains, rel=, judged_only=, RR@10), as it is."""
-    from .measures import BY_NAME, Params
-
-    if text in BY_NAME or not is_ir_measures_name(text):
-        return text
-    try:
-        parsed = parse(text)
-    except TrecgainError:
-        return text
-    if parsed.gains is not None or parsed.judged_only or parsed.rel is not None:
-        return text
-    measure = BY_NAME[parsed.measure]
-    if measure.naming == "cutoffs" and parsed.cutoff is not None:
-        return measure.line_names(Params(cutoffs=(parsed.cutoff,)), None)[0]
-    if measure.naming == "points" and parsed.numbers:
-        return measure.line_names(Params(numbers=parsed.numbers), None)[0]
-    if measure.naming in ("plain", "params") and parsed.cutoff is None and not parsed.numbers:
-        return measure.name  # params: a gain measure without a gain string (nDCG is ndcg)
-    return text

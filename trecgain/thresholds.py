@@ -64,7 +64,7 @@ def printed_line(name: str, lines: Sequence[str] | dict[str, str], requests: Seq
 def _same_line(name: str, lines: Sequence[str] | dict[str, str]) -> str | None:
     if name in lines:
         return name
-    from .names import trec_line_name
+    from .measures import trec_line_name
 
     wanted = trec_line_name(name)
     return next((line for line in lines if wanted == trec_line_name(line)), None)
