@@ -5,24 +5,11 @@ from __future__ import annotations
 import sys
 
 from . import __version__
+from .console import (UsageError, fail, integer_option, parse_args, quiet_stdout, result_messages, say,
+                      tie_rule, write_stdout)
 from .errors import TrecgainError
 
 USAGE = "Usage: trecgain [-h] [-q] [--compat 10|9] [-j N] {-m measure}* qrels_file run_file [run_file ...]"
-
-
-def _integer(value: str | None, option: str, minimum: int | None = None) -> int | None:
-    if value is None:
-        return None
-    text = value.strip()
-    body = text[1:] if text[:1] in "+-" else text
-    if not (body.isdigit() and body.isascii()):
-        raise TrecgainError(f"option {option} takes a whole number, not '{value}'")
-    from .check import digits
-
-    number = digits(text)
-    if minimum is not None and number < minimum:
-        raise TrecgainError(f"option {option} must be at least {minimum}, not {number}")
-    return number
 
 
 #: The help of each option, by key, in the order -h lists them: (value name, text; a second
@@ -97,10 +84,6 @@ def _help_text() -> str:
     return "\n".join(lines) + "\n"
 
 
-class UsageError(Exception):
-    """A command line that does not parse (status 2, with the usage line)."""
-
-
 #: trec_eval's options, as getopt_long reads them: (short, long, key, takes), where takes is
 #: "flag", "value" (the last one given wins) or "values" (every one given, in order).
 OPTIONS = (
@@ -136,70 +119,6 @@ OPTIONS = (
 _DEFAULTS = {"compat": "10", "discount": "log:2", "output_format": "trec", "ties": "docno"}
 
 
-def parse_args(args: list[str], options: tuple = OPTIONS,
-               defaults: dict | None = None) -> tuple[dict, tuple[str, ...]]:
-    """Options by key, and the file names, as GNU getopt_long reads them: bundled short
-    flags (-qc), attached values (-l2, -mndcg, --compat=9), unique prefixes of long names,
-    options after file names, and `--` before file names that start with a dash.  `options`
-    is a table like OPTIONS (a subcommand has its own)."""
-    defaults = _DEFAULTS if defaults is None else defaults
-    short = {o[0]: o for o in options if o[0]}
-    values: dict = {key: ([] if takes == "values" else False if takes == "flag" else defaults.get(key))
-                    for _, _, key, takes in options}
-    files: list[str] = []
-    i = 0
-    while i < len(args):
-        arg, i = args[i], i + 1
-        if arg == "--":
-            files.extend(args[i:])
-            break
-        if arg.startswith("--"):
-            name, eq, attached = arg[2:].partition("=")
-            option = _long_option(name, options)
-            i = _take(values, option, f"--{option[1]}", attached if eq else None, args, i)
-        elif arg.startswith("-") and arg != "-":
-            for k, letter in enumerate(arg[1:], 1):
-                option = short.get(letter)
-                if option is None:
-                    raise UsageError(f"unknown option '-{letter}'")
-                if option[3] != "flag":
-                    i = _take(values, option, f"-{letter}", arg[k + 1:] or None, args, i)
-                    break
-                values[option[2]] = True
-        else:
-            files.append(arg)
-    return values, tuple(files)
-
-
-def _long_option(name: str, options: tuple) -> tuple:
-    exact = [o for o in options if o[1] == name]
-    matches = exact or [o for o in options if o[1].startswith(name)] if name else []
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise UsageError(f"unknown option '--{name}'")
-    raise UsageError(f"option '--{name}' is ambiguous: {', '.join('--' + o[1] for o in matches)}")
-
-
-def _take(values: dict, option: tuple, spelled: str, attached: str | None, args: list[str], i: int) -> int:
-    """Store one option's value (attached, or the next argument); the index after it."""
-    _, _, key, takes = option
-    if takes == "flag":
-        if attached is not None:
-            raise UsageError(f"option '{spelled}' takes no value")
-        values[key] = True
-        return i
-    if attached is None:
-        if i >= len(args):
-            raise UsageError(f"option '{spelled}' needs a value")
-        attached, i = args[i], i + 1
-    if takes == "values":
-        values[key].append(attached)
-    else:
-        values[key] = attached
-    return i
-
-
 def command(show_help: bool, show_version: bool, per_query: bool, measures: list[str], complete: bool,
             level: str | None, nosummary: bool, debug: str | None, judged_only: bool, num_docs: str | None,
             max_docs: str | None, rel_format: str | None, results_format: str | None, old_format: bool,
@@ -213,31 +132,31 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
         if measures:
             from .measures import describe
 
-            _write("".join(describe(m) for m in measures).encode())
+            write_stdout("".join(describe(m) for m in measures).encode())
         else:
-            _write(_help_text().encode())
+            write_stdout(_help_text().encode())
         return 0
     if show_version:
-        _write(f"trecgain {__version__} (trec_eval 10.0 and 9.x compatible)\n".encode())
+        write_stdout(f"trecgain {__version__} (trec_eval 10.0 and 9.x compatible)\n".encode())
         return 0
     _refuse_unsupported(debug, zscore, rel_format, results_format)
-    collection_size = _integer(num_docs, "-N", 0) or 0
+    collection_size = integer_option(num_docs, "-N", 0) or 0
     if compat not in ("10", "9"):
         raise UsageError(f"option --compat takes 10 or 9, not '{compat}'")
     if len(files) < 2:
         raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
     if files[1:].count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one run only")
-    _tie_rule(ties)
+    tie_rule(ties)
     form = _output_format(output_format, per_query, nosummary)
     # the Evaluator's arguments, and the options --format json reports
     settings = dict(measures=list(measures) or ["official"],
-                    relevance_level=_integer(level, "-l") if level is not None else 1,
+                    relevance_level=integer_option(level, "-l") if level is not None else 1,
                     judged_only=judged_only, complete=complete,
-                    max_docs=_integer(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
+                    max_docs=integer_option(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
                     discount=discount, exact_ideal=exact_ideal, fractional_grades=fractional_grades,
                     num_docs=collection_size,
-                    err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
+                    err_max_grade=integer_option(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
                     ties=ties)
     thresholds = _thresholds(fail_under, settings["measures"], compat, nosummary)
     if dask is not None:  # the runs are read by the cluster's workers: trecgain.distributed
@@ -253,7 +172,7 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
             outcomes = distributed.command_outcomes(dask, files, settings, per_query, not nosummary, form, quiet)
         else:
             evaluator, runs = _evaluator(files, settings)
-            outcomes = _evaluate_runs(evaluator, runs, _integer(jobs, "-j", 1) or 1, per_query, not nosummary,
+            outcomes = _evaluate_runs(evaluator, runs, integer_option(jobs, "-j", 1) or 1, per_query, not nosummary,
                                       form, files[1:], quiet)
     except TrecgainError as err:  # `trecgain run qrels`: say so, not what the run's first line lacks
         from .output import swapped_error
@@ -271,7 +190,7 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
               "names each run by its file", quiet)
     misses = _misses(thresholds, outcomes, files[1:])
     for miss in misses:
-        _say(miss)
+        say(miss)
     return 3 if misses else 0
 
 
@@ -312,20 +231,11 @@ def _evaluator(files: tuple[str, ...], settings: dict) -> tuple[object, tuple]:
     return evaluator, tuple(runs)
 
 
-def _tie_rule(ties: str) -> str:
-    """--ties' value, checked (a usage error: the library's own check is a TrecgainError)."""
-    from .evaluate import TIE_RULES
-
-    if ties not in TIE_RULES:
-        raise UsageError(f"option --ties takes {', '.join(TIE_RULES[:-1])} or {TIE_RULES[-1]}, not '{ties}'")
-    return ties
-
-
 def _note(message: str, quiet: bool) -> None:
     """A note or a warning on standard error, unless -Q (errors and --fail-under misses are
-    never quiet: they go through _say)."""
+    never quiet: they go through say)."""
     if not quiet:
-        _say(message)
+        say(message)
 
 
 def _output_format(form: str, per_query: bool, nosummary: bool) -> str:
@@ -410,7 +320,7 @@ def _publish(target: str | None, produce) -> None:
     """Call `produce(write)` with standard output's write, or write the target atomically
     (trecgain.output), Ctrl-C, SIGTERM and SIGHUP then leaving the old file as it was."""
     if target is None:
-        produce(_write)
+        produce(write_stdout)
         return
     from .output import write
 
@@ -481,21 +391,6 @@ class _ReadAhead:
         return run
 
 
-def _write(data: bytes) -> None:
-    """Write to standard output; a full disk or a closed stdout is an error, a closed pipe is not."""
-    if sys.stdout is None:
-        raise TrecgainError("cannot write the results: standard output is closed")
-    out = sys.stdout.buffer
-    try:
-        out.write(data)
-        out.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as err:
-        _quiet_stdout()
-        raise TrecgainError(f"cannot write the results: {err.strerror or err}") from None
-
-
 _SHARED: dict = {}
 
 
@@ -512,7 +407,7 @@ def _evaluate_runs(evaluator, runs: tuple, jobs: int, per_query: bool, summary: 
             run = evaluator.read_run(source)
             # every format measures the per-query lines again as it writes them, a block at a time
             result = evaluator.evaluate(run, keep_values=False, check_ties=not quiet)
-            outcomes.append((result, None, _messages(result, run.source, per_query, summary, quiet)))
+            outcomes.append((result, None, result_messages(result, run.source, per_query, summary, quiet)))
         return outcomes
     import multiprocessing
     import os
@@ -555,7 +450,7 @@ def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
     run = evaluator.read_run(shared["runs"][index])
     result = evaluator.evaluate(run, keep_values=False, check_ties=not shared["quiet"])
     file, per_query, summary = shared["files"][index], shared["per_query"], shared["summary"]
-    messages = _messages(result, run.source, per_query, summary, shared["quiet"])
+    messages = result_messages(result, run.source, per_query, summary, shared["quiet"])
     summary_values = run_values(result, file, False, True)  # for --fail-under and markdown
     if shared["form"] == "trec":
         return result.to_trec_bytes(per_query, summary), summary_values, messages
@@ -566,40 +461,24 @@ def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
     return render_run(shared["form"], run_values(result, file, per_query, summary)), summary_values, messages
 
 
-def _messages(result, source: str, per_query: bool, summary: bool, quiet: bool,
-              decided: int | None = None) -> list[str]:
-    """The warnings and notes a run's evaluation has for standard error (with `quiet`, none:
-    the evaluation did not check whether ties decided a value). `decided`: how many printed
-    values ties decided, when the result cannot say (trecgain.distributed)."""
-    if quiet:
-        return []
-    notes = list(result.notes)
-    decided = result.ties_decided(per_query, summary) if decided is None else decided
-    if decided:
-        notes.append(f"ties between documents of different grades decided {decided} printed "
-                     f"{'value' if decided == 1 else 'values'} of {source}: trec_eval orders "
-                     "tied documents by docno, descending (--ties average or --ties rank for another rule)")
-    return [f"warning: {w}" for w in result.warnings] + [f"note: {n}" for n in notes]
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command; errors become one line on stderr and a non-zero exit status."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] and args[0] in SUBCOMMANDS:  # a qrels file of that name is ./gdeval
         return SUBCOMMANDS[args[0]][0](args[1:])
     try:
-        options, files = parse_args(args)
+        options, files = parse_args(args, OPTIONS, _DEFAULTS)
         status = command(**options, files=files)
     except TrecgainError as err:
-        return _fail(str(err), 1)
+        return fail(str(err), 1)
     except UsageError as err:
-        return _fail(f"{err} ({USAGE.split(': ', 1)[1]}; -h for help)", 2)
+        return fail(f"{err} ({USAGE.split(': ', 1)[1]}; -h for help)", 2)
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+        return fail("interrupted", 130)
     except MemoryError:
-        return _fail("out of memory", 1)
+        return fail("out of memory", 1)
     except BrokenPipeError:  # standard output's reader went away (`| head -1`): status 0
-        _quiet_stdout()
+        quiet_stdout()
         return 0
     return status
 
@@ -621,30 +500,30 @@ def _gdeval(args: list[str]) -> int:
     if args[:1] and args[0] in _HELP_FLAGS:
         return _help(GDEVAL_HELP)
     if len(args) != 3 or not (args[2].isascii() and args[2].isdigit() and args[2][0] != "0"):
-        return _fail("usage: trecgain gdeval QRELS RUN K (K a positive whole number; --help for help)", 2)
+        return fail("usage: trecgain gdeval QRELS RUN K (K a positive whole number; --help for help)", 2)
     from . import gdeval
 
     try:
-        _write(gdeval.evaluate(args[0], args[1], gdeval.whole_number(args[2])).to_bytes())
+        write_stdout(gdeval.evaluate(args[0], args[1], gdeval.whole_number(args[2])).to_bytes())
     except TrecgainError as err:
-        return _fail(str(err), 1)
+        return fail(str(err), 1)
     except BrokenPipeError:  # standard output's reader went away (`| head -1`): status 0
-        _quiet_stdout()
+        quiet_stdout()
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+        return fail("interrupted", 130)
     except MemoryError:
-        return _fail("out of memory", 1)
+        return fail("out of memory", 1)
     return 0
 
 
 def _help(text: str) -> int:
     """A subcommand's --help: the text on standard output, status 0."""
     try:
-        _write(text.encode())
+        write_stdout(text.encode())
     except TrecgainError as err:
-        return _fail(str(err), 1)
+        return fail(str(err), 1)
     except BrokenPipeError:
-        _quiet_stdout()
+        quiet_stdout()
     return 0
 
 
@@ -671,7 +550,7 @@ def _completion(args: list[str]) -> int:
     if args[:1] and args[0] in _HELP_FLAGS:
         return _help(COMPLETION_HELP)
     if len(args) != 1 or args[0] not in completion.SHELLS:
-        return _fail(f"usage: trecgain completion {'|'.join(completion.SHELLS)} (--help for help)", 2)
+        return fail(f"usage: trecgain completion {'|'.join(completion.SHELLS)} (--help for help)", 2)
     from .formats import FORMATS
 
     from .evaluate import TIE_RULES
@@ -706,35 +585,6 @@ SUBCOMMANDS = {
     "gdeval": (_gdeval, "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
     "completion": (_completion, "a completion script for bash, zsh or fish"),
 }
-
-_ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}
-
-
-def _fail(message: str, status: int) -> int:
-    _say(message)
-    return status
-
-
-def _say(message: str) -> None:
-    """One line on standard error, control characters escaped; a closed or full stderr is
-    ignored: what goes to standard output never depends on it."""
-    try:
-        sys.stderr.write(f"trecgain: {message.translate(_ESCAPES)}\n")
-        sys.stderr.flush()
-    except (OSError, ValueError, AttributeError):  # closed (None, or a closed file), full, gone
-        pass
-
-
-def _quiet_stdout() -> None:
-    """After a closed pipe, point stdout at /dev/null so interpreter shutdown does not complain."""
-    import os
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-
 
 def entry() -> None:
     """Run as a program (the installed `trecgain` goes through trecgain._entry, which also

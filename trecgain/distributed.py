@@ -108,7 +108,7 @@ def command_outcomes(address: str, files: tuple[str, ...], settings: dict, per_q
                      form: str, quiet: bool) -> list[tuple[object, None, list[str]]]:
     """`trecgain --dask ADDRESS ...`: each run's (Result, None, messages), as cli._evaluate_runs
     returns them without -j (files: the qrels and the runs, globs expanded)."""
-    from . import cli
+    from .console import result_messages
     from .evaluate import Evaluator, printed_differences
 
     _installed(COMMAND)  # Dask missing: one line before anything is read
@@ -126,7 +126,7 @@ def command_outcomes(address: str, files: tuple[str, ...], settings: dict, per_q
     for result, info in outcomes:
         tied = _Tied(info.reversed, printed_differences)
         decided = tied.count(result, per_query, summary)
-        out.append((result, None, cli._messages(result, info.source, per_query, summary, quiet, decided)))
+        out.append((result, None, result_messages(result, info.source, per_query, summary, quiet, decided)))
     return out
 
 

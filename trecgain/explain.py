@@ -13,6 +13,7 @@ kernels: they are the evaluation's, bit for bit.  `main(args)` is the command.
 from __future__ import annotations
 
 from . import check
+from .console import UsageError, fail, integer_option, parse_args, quiet_stdout, say, tie_rule, write_stdout
 from .errors import TrecgainError
 from .formats import aligned, dumps
 from .record import Record
@@ -395,32 +396,28 @@ Options:
 
 def main(args: list[str]) -> int:
     """`trecgain explain ...`: the exit status (errors: one line on stderr, nothing on stdout)."""
-    from .cli import UsageError, _fail, _quiet_stdout, _say, _write, parse_args
-
     try:
         options, files = parse_args(list(args), OPTIONS, DEFAULTS)
         if options["show_help"]:
-            _write(HELP.encode())
+            write_stdout(HELP.encode())
             return 0
-        output = _command(options, files, _say)
-        _write(output.encode("utf-8", "surrogateescape"))
+        output = _command(options, files, say)
+        write_stdout(output.encode("utf-8", "surrogateescape"))
     except TrecgainError as err:
-        return _fail(str(err), 1)
+        return fail(str(err), 1)
     except UsageError as err:
-        return _fail(f"explain: {err} (usage: trecgain explain -m MEASURE --query QID [options] QRELS RUN; "
-                     "--help for help)", 2)
+        return fail(f"explain: {err} (usage: trecgain explain -m MEASURE --query QID [options] QRELS RUN; "
+                    "--help for help)", 2)
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+        return fail("interrupted", 130)
     except MemoryError:
-        return _fail("out of memory", 1)
+        return fail("out of memory", 1)
     except BrokenPipeError:
-        _quiet_stdout()
+        quiet_stdout()
     return 0
 
 
 def _command(o: dict, files: tuple[str, ...], say) -> str:
-    from .cli import UsageError, _integer, _tie_rule
-
     if not o["measures"]:
         raise UsageError("give a measure with -m")
     if o["query"] is None:
@@ -429,15 +426,15 @@ def _command(o: dict, files: tuple[str, ...], say) -> str:
         raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
     if o["compat"] not in ("10", "9"):
         raise UsageError(f"option --compat takes 10 or 9, not '{o['compat']}'")
-    _tie_rule(o["ties"])
+    tie_rule(o["ties"])
     if o["format"] not in ("text", "json"):
         raise UsageError(f"option --format takes text or json, not '{o['format']}'")
     if files.count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one file only")
     for m in o["measures"]:  # refused before any file is read
         parse_measure(m, o["compat"])
-    level = _integer(o["level"], "-l") if o["level"] is not None else 1
-    max_docs = _integer(o["max_docs"], "-M", 0)
+    level = integer_option(o["level"], "-l") if o["level"] is not None else 1
+    max_docs = integer_option(o["max_docs"], "-M", 0)
     from .output import swapped_error
     from .read import read_qrels, read_run
 
