@@ -400,11 +400,11 @@ class _Comparer:
             for line in r.lines:
                 owner[line] = (r.measure.name, r.measure.name in GAIN_MEASURES and r.gains is None)
         out, skipped = [], []
-        for name, kind, per_query, rule, _slot, _slots in result._formats():
-            if rule == "mean" and per_query and kind == "float":
-                out.append((name, *owner[name]))
+        for f in result.line_formats():
+            if f.rule == "mean" and f.per_query and f.kind == "float":
+                out.append((f.name, *owner[f.name]))
             else:
-                skipped.append(name)
+                skipped.append(f.name)
         self.skipped = skipped
         if not out:
             raise TrecgainError("none of the measures is a mean over queries: compare needs one such as map or "
@@ -495,7 +495,7 @@ class _Comparer:
         np = _numpy()
         columns = []
         for res in results:
-            slot = next(f[4] for f in res._formats() if f[0] == line)
+            slot = next(f.slot for f in res.line_formats() if f.name == line)
             column = res.evaluation.column(slot)
             if not res.absent_queries:  # 9.x: a query the run lacks has no per-query value; it averages as 0
                 column = [v if present else 0.0 for v, present in zip(column, res.evaluation.in_run)]

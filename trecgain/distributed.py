@@ -743,12 +743,9 @@ class _Job:
         self.progress = _Progress(progress)
         self.watch = _Watch(client)
         self.requests = [r.to_core() for r in evaluator.requests]
-        self.options = evaluator._options()
-        part = list(self.options)
-        part[3], part[4] = False, True  # complete off, empty_ok on: a part measures its own queries
-        reversed_part = list(part)
-        reversed_part[-1] = (part[-1][0], "reversed")
-        self.task = {"requests": self.requests, "options": tuple(part), "reversed": tuple(reversed_part),
+        self.options = evaluator.core_options()
+        self.task = {"requests": self.requests, "options": evaluator.core_options(part=True),
+                     "reversed": evaluator.core_options("reversed", part=True),
                      "ranks": evaluator.ties == "rank", "tie_check": self.tie_check}
         qrels = evaluator.qrels
         data = qrels.to_bytes()
@@ -1035,16 +1032,13 @@ class _Plan:
         run_warnings = next((r["warnings"] for r in results if r["warnings"]), [])
         lines = sum(r["lines"] for r in results)
         evaluation = self._assemble(measured, "main", job.options, tag, run_warnings, lines, job.keep)
-        from .evaluate import Result
-
         evaluator = job.evaluator
-        result = Result(evaluation, evaluator.requests, evaluator._follows_10(), list(evaluation.warnings),
-                        job.keep, evaluator._notes(info, evaluation), self.source.arg)
+        result = evaluator.result(evaluation, info, job.keep, self.source.arg)
         if job.tie_check and evaluation.mixed_tie_queries:
             missing = [i for i, r in enumerate(measured) if "reversed" not in r]
             if missing:  # parts without mixed ties of their own: measured again, ties reversed
                 measured = self._reversed(measured, missing)
-            info.reversed = self._assemble(measured, "reversed", evaluator._options("reversed"), tag, [], lines,
+            info.reversed = self._assemble(measured, "reversed", evaluator.core_options("reversed"), tag, [], lines,
                                            False)
         return result, info
 

@@ -151,11 +151,11 @@ def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_on
 
     from . import _core
     from .discounts import TREC_EVAL
-    from .evaluate import Evaluator, _compat
+    from .evaluate import Evaluator, compat_mode
     from .read import read_run
 
     check.keywords(unknown, KEYWORDS, "explain", "its options")
-    parse_measure(measure, _compat(compat))  # refused before any file is read
+    parse_measure(measure, compat_mode(compat))  # refused before any file is read
     evaluator = Evaluator(qrels, measures=[measure], relevance_level=relevance_level, judged_only=judged_only,
                           max_docs=max_docs, compat=compat, global_gains=global_gains, discount=discount,
                           exact_ideal=exact_ideal, fractional_grades=fractional_grades, ties=ties)
@@ -171,7 +171,7 @@ def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_on
     to_core = request.to_core()
 
     def run_core(ev, rows: int) -> dict:
-        return _core.explain(ev.qrels, core_run, to_core, ev._options(), qid, rows)
+        return _core.explain(ev.qrels, core_run, to_core, ev.core_options(), qid, rows)
 
     results = [run_core(ev, 0) for _, ev in sides]
     longest = max(len(r["rows"]) for r in results)
