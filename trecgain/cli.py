@@ -73,7 +73,7 @@ def _help_text() -> str:
                   "130 interrupted.", "", "Measures (printed in this order):"])
     from .measures import REGISTRY  # not needed for --version
 
-    from .measures import NICKNAMES
+    from .measures import NICKNAMES  # not at start-up: only this path of the command needs it
 
     for m in REGISTRY:
         lines.append(f"  {m.name:<12} {m.help.split(': -m')[0].split('. ')[0].rstrip('.')}")
@@ -130,7 +130,7 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
     --fail-under threshold is missed)."""
     if show_help:
         if measures:
-            from .measures import describe
+            from .measures import describe  # not at start-up: only this path of the command needs it
 
             write_stdout("".join(describe(m) for m in measures).encode())
         else:
@@ -160,7 +160,7 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
                     ties=ties)
     thresholds = _thresholds(fail_under, settings["measures"], compat, nosummary)
     if dask is not None:  # the runs are read by the cluster's workers: trecgain.distributed
-        from . import distributed
+        from . import distributed  # not at start-up: only this path of the command needs it
 
         if jobs is not None:
             raise UsageError("-j and --dask exclude each other (--dask spreads the runs over the cluster's workers)")
@@ -175,7 +175,7 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
             outcomes = _evaluate_runs(evaluator, runs, integer_option(jobs, "-j", 1) or 1, per_query, not nosummary,
                                       form, files[1:], quiet)
     except TrecgainError as err:  # `trecgain run qrels`: say so, not what the run's first line lacks
-        from .output import swapped_error
+        from .output import swapped_error  # not at start-up: only this path of the command needs it
 
         raise swapped_error(err, files[0], files[1], "trecgain [options] QRELS RUN...") from None
     header = {"trecgain": __version__, "compat": compat, "qrels": files[0],
@@ -196,7 +196,7 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
 
 def _prints_runid(measures: list[str], compat: str) -> bool:
     """Whether the measures print a runid line (-m runid, or a nickname such as all_trec)."""
-    from .measures import parse_requests
+    from .measures import parse_requests  # not at start-up: only this path of the command needs it
 
     return any(r.measure.name == "runid" for r in parse_requests(measures, compat))
 
@@ -216,7 +216,7 @@ def _refuse_unsupported(debug: str | None, zscore: str | None, rel_format: str |
 def _evaluator(files: tuple[str, ...], settings: dict) -> tuple[object, tuple]:
     """The Evaluator of the qrels and the runs to evaluate (a single run file is read while
     the qrels are)."""
-    from .evaluate import Evaluator
+    from .evaluate import Evaluator  # not at start-up: only this path of the command needs it
 
     runs: list = list(files[1:])
     if len(runs) == 1 and runs[0] != "-":
@@ -242,7 +242,7 @@ def _output_format(form: str, per_query: bool, nosummary: bool) -> str:
     """--format's value, checked (usage errors)."""
     if form == "trec":
         return form  # the default: trecgain.formats is not needed (start-up)
-    from .formats import FORMATS
+    from .formats import FORMATS  # not at start-up: only this path of the command needs it
 
     if form not in FORMATS:
         raise UsageError(f"option --format takes {', '.join(FORMATS)}, not '{form}'")
@@ -258,8 +258,8 @@ def _thresholds(specs: list[str], measures: list[str], compat: str, nosummary: b
         return []
     if nosummary:
         raise UsageError("--fail-under checks the 'all' lines, which -n (--nosummary) leaves out")
-    from .measures import parse_requests
-    from .thresholds import thresholds
+    from .measures import parse_requests  # not at start-up: only this path of the command needs it
+    from .thresholds import thresholds  # not at start-up: only this path of the command needs it
 
     requests = parse_requests(measures, compat)  # a bad measure: an error (1), as it would be later
     try:
@@ -272,7 +272,7 @@ def _output_target(output: str | None, files: tuple[str, ...]) -> str | None:
     """-o FILE, checked before anything is read (None: standard output)."""
     if output is None or output == "-":
         return None
-    from .output import check_target
+    from .output import check_target  # not at start-up: only this path of the command needs it
 
     check_target(output, files)
     return output
@@ -288,7 +288,7 @@ def _emit(write, form: str, outcomes: list, files: tuple[str, ...], header: dict
             else:
                 output.write_trec(write, per_query, summary)
         return
-    from .formats import write_document
+    from .formats import write_document  # not at start-up: only this path of the command needs it
 
     if form == "markdown":  # the `all` values only
         runs = [_values(outcome, file, False, True) for outcome, file in zip(outcomes, files)]
@@ -300,7 +300,7 @@ def _emit(write, form: str, outcomes: list, files: tuple[str, ...], header: dict
 
 def _values(outcome: tuple, file: str, per_query: bool, summary: bool):
     """A run's RunValues: a worker's, or made from the Result evaluated here."""
-    from .formats import run_values
+    from .formats import run_values  # not at start-up: only this path of the command needs it
 
     output, values, _ = outcome
     return values if values is not None else run_values(output, file, per_query, summary)
@@ -310,7 +310,7 @@ def _misses(thresholds: list, outcomes: list, files: tuple[str, ...]) -> list[st
     """One message per run and --fail-under threshold it misses."""
     if not thresholds:
         return []
-    from .thresholds import misses
+    from .thresholds import misses  # not at start-up: only this path of the command needs it
 
     return [f"{file}: {miss}" for outcome, file in zip(outcomes, files)
             for miss in misses(thresholds, _values(outcome, file, False, True).aggregate)]
@@ -322,7 +322,7 @@ def _publish(target: str | None, produce) -> None:
     if target is None:
         produce(write_stdout)
         return
-    from .output import write
+    from .output import write  # not at start-up: only this path of the command needs it
 
     with _signals_raise():
         write(target, produce)
@@ -339,10 +339,10 @@ class _signals_raise:
     on_signal: held while the temporary file is created, renamed or removed)."""
 
     def __enter__(self) -> None:
-        import signal
-        import threading
+        import signal  # not at start-up: only this path of the command needs it
+        import threading  # not at start-up: only this path of the command needs it
 
-        from .output import on_signal
+        from .output import on_signal  # not at start-up: only this path of the command needs it
 
         self.saved: dict = {}
         if threading.current_thread() is not threading.main_thread():
@@ -351,12 +351,12 @@ class _signals_raise:
             self.saved[sig] = signal.signal(sig, on_signal)
 
     def __exit__(self, *exc: object) -> None:
-        import signal
+        import signal  # not at start-up: only this path of the command needs it
 
         for sig, handler in self.saved.items():
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
         if self.saved and CORE_HANDLES_INTERRUPT:
-            from . import _core
+            from . import _core  # not at start-up: only this path of the command needs it
 
             _core.exit_on_interrupt(True)
 
@@ -365,9 +365,9 @@ class _ReadAhead:
     """Reads a run file on a second thread (the core reads without holding the interpreter)."""
 
     def __init__(self, path: str, ranks: bool):
-        import threading
+        import threading  # not at start-up: only this path of the command needs it
 
-        from .read import read_run
+        from .read import read_run  # not at start-up: only this path of the command needs it
 
         self._outcome: tuple[object, BaseException | None] = (None, None)
 
@@ -409,12 +409,12 @@ def _evaluate_runs(evaluator, runs: tuple, jobs: int, per_query: bool, summary: 
             result = evaluator.evaluate(run, keep_values=False, check_ties=not quiet)
             outcomes.append((result, None, result_messages(result, run.source, per_query, summary, quiet)))
         return outcomes
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
+    import multiprocessing  # not at start-up: only this path of the command needs it
+    import os  # not at start-up: only this path of the command needs it
+    from concurrent.futures import ProcessPoolExecutor  # not at start-up: only this path of the command needs it
+    from concurrent.futures.process import BrokenProcessPool  # not at start-up: only this path of the command needs it
 
-    from .read import read_run
+    from .read import read_run  # not at start-up: only this path of the command needs it
 
     # standard input is read here: a worker's is not the command's
     sources = [read_run(r, evaluator.ties == "rank") if r == "-" else r for r in runs]
@@ -434,7 +434,7 @@ def _evaluate_runs(evaluator, runs: tuple, jobs: int, per_query: bool, summary: 
 def _quiet_on_interrupt() -> None:
     """A worker stops at Ctrl-C without a word (the main process says it once), and dies with
     the main process whatever ends it."""
-    from . import _core
+    from . import _core  # not at start-up: only this path of the command needs it
 
     _core.exit_on_interrupt(False)
     _core.exit_on_out_of_memory(False)
@@ -443,7 +443,7 @@ def _quiet_on_interrupt() -> None:
 
 def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
     """One run in a worker: values, not a Result (the text itself for format trec)."""
-    from .formats import run_values
+    from .formats import run_values  # not at start-up: only this path of the command needs it
 
     shared = _SHARED
     evaluator = shared["evaluator"]
@@ -456,7 +456,7 @@ def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
         return result.to_trec_bytes(per_query, summary), summary_values, messages
     if shared["form"] == "markdown":
         return None, summary_values, messages
-    from .formats import render_run
+    from .formats import render_run  # not at start-up: only this path of the command needs it
 
     return render_run(shared["form"], run_values(result, file, per_query, summary)), summary_values, messages
 
@@ -501,7 +501,7 @@ def _gdeval(args: list[str]) -> int:
         return _help(GDEVAL_HELP)
     if len(args) != 3 or not (args[2].isascii() and args[2].isdigit() and args[2][0] != "0"):
         return fail("usage: trecgain gdeval QRELS RUN K (K a positive whole number; --help for help)", 2)
-    from . import gdeval
+    from . import gdeval  # not at start-up: only this path of the command needs it
 
     try:
         write_stdout(gdeval.evaluate(args[0], args[1], gdeval.whole_number(args[2])).to_bytes())
@@ -545,15 +545,15 @@ _VALUE_WORDS = {"compat": ("10", "9"), "rel_format": ("qrels",), "results_format
 
 def _completion(args: list[str]) -> int:
     """`trecgain completion bash|zsh|fish`: the shell's completion script."""
-    from . import completion
+    from . import completion  # not at start-up: only this path of the command needs it
 
     if args[:1] and args[0] in _HELP_FLAGS:
         return _help(COMPLETION_HELP)
     if len(args) != 1 or args[0] not in completion.SHELLS:
         return fail(f"usage: trecgain completion {'|'.join(completion.SHELLS)} (--help for help)", 2)
-    from .formats import FORMATS
+    from .formats import FORMATS  # not at start-up: only this path of the command needs it
 
-    from .evaluate import TIE_RULES
+    from .evaluate import TIE_RULES  # not at start-up: only this path of the command needs it
 
     words = {**_VALUE_WORDS, "measures": tuple(completion.measure_names()), "output_format": FORMATS,
              "ties": TIE_RULES}
@@ -565,14 +565,14 @@ def _completion(args: list[str]) -> int:
 
 def _explain(args: list[str]) -> int:
     """`trecgain explain ...`: one query's computation rank by rank (trecgain.explain)."""
-    from . import explain
+    from . import explain  # not at start-up: only this path of the command needs it
 
     return explain.main(args)
 
 
 def _compare(args: list[str]) -> int:
     """`trecgain compare QRELS RUN_A RUN_B ...`: paired tests, intervals and corrections."""
-    from .compare_cli import main as compare_main
+    from .compare_cli import main as compare_main  # not at start-up: only this path of the command needs it
 
     return compare_main(args)
 

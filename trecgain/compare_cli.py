@@ -49,7 +49,7 @@ _DEFAULTS = {"compat": "10", "discount": "log:2", "ties": "docno", "permutations
 
 
 def help_text() -> str:
-    from .comparison import DEFAULT_MEASURES, DEFAULT_SEED
+    from .comparison import DEFAULT_MEASURES, DEFAULT_SEED  # not at start-up: only this path of the command needs it
 
     return "\n".join([
         USAGE, "",
@@ -146,7 +146,7 @@ def _choice(options: dict, key: str, option: str, allowed: tuple) -> str | None:
 
 
 def command(options: dict, files: tuple[str, ...]) -> int:
-    from . import stats
+    from . import stats  # not at start-up: only this path of the command needs it
 
     if len(files) < 3:
         raise UsageError(f"expected a qrels file and at least two run files, got {len(files)} file name(s)")
@@ -154,11 +154,11 @@ def command(options: dict, files: tuple[str, ...]) -> int:
         raise TrecgainError("standard input ('-') can be read as one run only")
     fmt = _choice(options, "format", "--format", FORMATS)
     _choice(options, "compat", "--compat", ("10", "9"))
-    from .evaluate import TIE_RULES
+    from .evaluate import TIE_RULES  # not at start-up: only this path of the command needs it
 
     _choice(options, "ties", "--ties", TIE_RULES)
     correction = _choice(options, "correction", "--correction", stats.CORRECTIONS)
-    from .comparison import DEFAULT_SEED, TESTS
+    from .comparison import DEFAULT_SEED, TESTS  # not at start-up: only this path of the command needs it
 
     test = _choice(options, "test", "--test", TESTS)
     from .compare_plot import SUFFIXES  # the module imports matplotlib only to draw
@@ -167,7 +167,7 @@ def command(options: dict, files: tuple[str, ...]) -> int:
     if plot is not None and not plot.lower().endswith(SUFFIXES):
         raise UsageError(f"option --plot takes a file name ending in .png, .svg or .pdf, not '{plot}'")
     if plot is not None:  # before any file is read: never onto an input, as -o
-        from .compare_plot import check_target
+        from .compare_plot import check_target  # not at start-up: only this path of the command needs it
 
         try:
             check_target(plot, files, "--plot")
@@ -193,10 +193,10 @@ def command(options: dict, files: tuple[str, ...]) -> int:
         evaluator["global_gains"] = list(options["global_gains"])
     stats.need_scipy()  # before any file is read: one line saying what to install
     if plot is not None:
-        from .compare_plot import need_matplotlib
+        from .compare_plot import need_matplotlib  # not at start-up: only this path of the command needs it
 
         need_matplotlib()
-    from .comparison import compare
+    from .comparison import compare  # not at start-up: only this path of the command needs it
 
     result = compare(files[0], list(files[1:]), measures=list(options["measures"]) or None,
                      all_pairs=options["all_pairs"], permutations=permutations, bootstrap=bootstrap,

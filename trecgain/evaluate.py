@@ -12,7 +12,7 @@ from . import _core, check
 from .discounts import parse_discount
 from .errors import TrecgainError
 from .gains import parse_global_gains
-from .measures import Request, parse_requests, rule_notes
+from .measures import REGISTRY, Request, parse_requests, rule_notes
 from .read import read_qrels, read_run
 from .record import Record
 
@@ -175,11 +175,11 @@ class Result(Record):
         form = check.choice(form, "form", ("wide", "long"))
         summary = check.flag(summary, "summary")
         try:
-            import pandas as pd
+            import pandas as pd  # optional dependency: imported only when used
         except ImportError:
             raise ImportError("to_dataframe needs pandas: pip install pandas") from None
         if form == "long":
-            from . import formats
+            from . import formats  # not at import: only this path needs it
 
             rows = formats.rows(formats.run_values(self, self.source, True, summary))
             return pd.DataFrame(list(rows), columns=list(formats.ROW_FIELDS))
@@ -198,7 +198,7 @@ class Result(Record):
     def to_json(self, per_query: bool = False, summary: bool = True) -> str:
         """This run's object of the command's `--format json` document: file (the run's file
         or null), runid, aggregate (unless summary=False) and per_query (with per_query=True)."""
-        from . import formats
+        from . import formats  # not at import: only this path needs it
 
         per_query = check.flag(per_query, "per_query")
         summary = check.flag(summary, "summary")
@@ -245,7 +245,7 @@ def _value(slots: list[float], kind: str, rule: str) -> float | int | str:
     if kind == "chars":
         return "".join(chr(int(c)) for c in slots if c)
     if rule == "geometric_mean":
-        import math
+        import math  # not at import: only this path needs it
 
         return math.exp(slots[0])
     return _py(slots[0], kind)
@@ -407,8 +407,6 @@ def _ties(value: object, requests: list[Request], max_docs: int | None) -> str:
     if value == "average":
         refused = [r.measure.name for r in requests if not r.measure.tie_average]
         if refused:
-            from .measures import REGISTRY
-
             supported = ", ".join(m.name for m in REGISTRY if m.tie_average)
             raise TrecgainError(f"--ties average (expected values over every ordering of tied documents) is "
                                 f"defined for {supported}; not for {', '.join(dict.fromkeys(refused))}")
@@ -420,7 +418,7 @@ def _ties(value: object, requests: list[Request], max_docs: int | None) -> str:
 
 def _source_name(run: object) -> str | None:
     """The run's file name, when it is given as a path (or '-')."""
-    import os
+    import os  # not at import: only this path needs it
 
     if isinstance(run, (str, os.PathLike)):
         name = os.fspath(run)

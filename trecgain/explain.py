@@ -12,10 +12,15 @@ kernels: they are the evaluation's, bit for bit.  `main(args)` is the command.
 
 from __future__ import annotations
 
-from . import check
+from . import _core, check
 from .console import UsageError, fail, integer_option, parse_args, quiet_stdout, say, tie_rule, write_stdout
+from .discounts import TREC_EVAL
 from .errors import TrecgainError
+from .evaluate import Evaluator, compat_mode
 from .formats import aligned, dumps
+from .measures import parse_requests
+from .output import swapped_error
+from .read import read_qrels, read_run
 from .record import Record
 
 #: The kernels explain shows, and the ir_measures names that reach them.
@@ -121,8 +126,6 @@ def _options_of(evaluator, fractional_grades: bool) -> dict:
 def parse_measure(measure: object, compat: str = "10"):
     """One supported measure (`ndcg_cut.10`, `ndcg.1=1,2=3`, `nDCG@10`) as its Request; anything
     else is refused, naming what explain supports."""
-    from .measures import parse_requests
-
     if not isinstance(measure, str) or not measure:
         raise TrecgainError(f"explain's measure must be a measure name such as 'ndcg_cut.10', not "
                             f"{check.show(measure)}")
@@ -147,12 +150,7 @@ def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_on
     With `global_gains`, or a `discount` other than log:2, the
     explanation has two sides: trec_eval's default (linear gains, log2) and the given one.
     Another keyword (complete, num_docs, ...) is a TrecgainError naming those it takes."""
-    import copy
-
-    from . import _core
-    from .discounts import TREC_EVAL
-    from .evaluate import Evaluator, compat_mode
-    from .read import read_run
+    import copy  # not at import: only this path needs it
 
     check.keywords(unknown, KEYWORDS, "explain", "its options")
     parse_measure(measure, compat_mode(compat))  # refused before any file is read
@@ -435,9 +433,6 @@ def _command(o: dict, files: tuple[str, ...], say) -> str:
         parse_measure(m, o["compat"])
     level = integer_option(o["level"], "-l") if o["level"] is not None else 1
     max_docs = integer_option(o["max_docs"], "-M", 0)
-    from .output import swapped_error
-    from .read import read_qrels, read_run
-
     try:
         qrels = read_qrels(files[0], fractional=o["fractional_grades"])
         run = read_run(files[1], ranks=o["ties"] == "rank")

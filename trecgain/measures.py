@@ -326,7 +326,7 @@ def rule_notes(requests: list[Request], global_gains: GainSpec | None = None, di
     the lines (their values are not trec_eval's): --global-gains other than linear, a
     --discount other than log:2, --exact-ideal, --ties average.  trec_eval's own gain strings
     need none: the line's name shows them."""
-    from .discounts import TREC_EVAL
+    from .discounts import TREC_EVAL  # not at import: only this path needs it
 
     notes = []
     if global_gains is not None and (global_gains.scheme != "linear"

@@ -57,7 +57,7 @@ class IrMeasure(Record):
 
 def close_matches(name: str, known: list[str], n: int = 3) -> list[str]:
     """Known names like `name`, case aside (`mAP` finds map, `Recall` recall), best first."""
-    import difflib
+    import difflib  # not at import: only this path needs it
 
     by_lower: dict[str, str] = {}
     for k in known:
@@ -75,7 +75,7 @@ def suggestions(text: str) -> list[str]:
     """What an unknown ir_measures-style name most likely meant, spelled in full when that
     parses: the name in its own case (`NDCG@10` -> nDCG@10), an alias (`MRR@10` -> RR@10,
     `map@100` -> AP@100); else close names (up to three)."""
-    import re
+    import re  # not at import: only this path needs it
 
     match = re.fullmatch(_FORM, text)
     if not match:
@@ -123,7 +123,7 @@ def parse(text: str) -> IrMeasure:
     params = _literals(match["params"] or "", text)
     for key in params:
         if key not in allowed | {"cutoff"}:
-            import difflib
+            import difflib  # not at import: only this path needs it
 
             close = difflib.get_close_matches(key, sorted(allowed), n=2, cutoff=0.4)
             hint = f"did you mean {' or '.join(close)}?" if close else f"known: {', '.join(sorted(allowed)) or 'none'}"
@@ -200,7 +200,7 @@ def _literals(source: str, text: str) -> dict[str, object]:
     if not source.strip():
         return {}
     import ast  # only for names with a parameter list
-    import warnings
+    import warnings  # not at import: only this path needs it
 
     if len(source) > 10_000:
         raise TrecgainError(f"measure '{text[:40]}...': the parameter list is too long")
@@ -224,7 +224,7 @@ def _literals(source: str, text: str) -> dict[str, object]:
 def _gain(value: int | float, text: str) -> float:
     """A gain as a double, within the core's bounds (a 400-digit integer is too large, not an error
     of Python's)."""
-    from .gains import check_gain
+    from .gains import check_gain  # not at import: only this path needs it
 
     try:
         gain = float(value)

@@ -146,7 +146,7 @@ def open_source(source: Source) -> tuple[str, IO[bytes], bool]:
     except OSError as err:
         raise TrecgainError(f"cannot read: {err.strerror or err}", name) from None
     if magic == b"\x1f\x8b":
-        import gzip
+        import gzip  # not at import: only this path needs it
 
         stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
     return name, stream, owned
