@@ -16,7 +16,8 @@ import pytest
 
 from conftest import CASES, load_case, run_cli
 from trecgain import Evaluator, TrecgainError
-from trecgain.cli import OPTIONS, _integer, parse_args
+from trecgain.cli import OPTIONS
+from trecgain.console import integer_option, parse_args
 from trecgain.explain import SUPPORTED, explain
 from trecgain.measures import parse_requests
 from trecgain.read import read_qrels, read_run
@@ -148,9 +149,9 @@ def _check_case(case_id: str, mode: str, ties: str) -> None:
     case = load_case(case_id)
     args = [a for a in case["args"] if a not in ("QRELS", "RUN")]
     options, _ = parse_args(args, OPTIONS)
-    level = _integer(options["level"], "-l") if options["level"] is not None else 1
+    level = integer_option(options["level"], "-l") if options["level"] is not None else 1
     kw = dict(relevance_level=level, judged_only=options["judged_only"],
-              max_docs=_integer(options["max_docs"], "-M", 0), compat=mode, ties=ties)
+              max_docs=integer_option(options["max_docs"], "-M", 0), compat=mode, ties=ties)
     if ties == "average":
         kw["max_docs"] = None  # --ties average refuses -M
     qrels = read_qrels(str(CASES / case_id / "qrels.txt"))
@@ -183,9 +184,9 @@ def test_both_sides_are_the_evaluations(case_id: str, mode: str) -> None:
     case = load_case(case_id)
     args = [a for a in case["args"] if a not in ("QRELS", "RUN")]
     options, _ = parse_args(args, OPTIONS)
-    level = _integer(options["level"], "-l") if options["level"] is not None else 1
+    level = integer_option(options["level"], "-l") if options["level"] is not None else 1
     kw = dict(relevance_level=level, judged_only=options["judged_only"],
-              max_docs=_integer(options["max_docs"], "-M", 0), compat=mode)
+              max_docs=integer_option(options["max_docs"], "-M", 0), compat=mode)
     qrels = read_qrels(str(CASES / case_id / "qrels.txt"))
     run = read_run(str(CASES / case_id / "run.txt"))
     for measure in ["ndcg_cut.2,5", "ndcg", "dcg", "ideal_dcg"]:

@@ -175,7 +175,7 @@ def test_discount_base_with_spaces_cli():
 # ---------------------------------------------------------------- the command line
 
 
-@finding("option values of more than 4300 digits: int() raises ValueError (cli._integer)")
+@finding("option values of more than 4300 digits: int() raises ValueError (console.integer_option)")
 @pytest.mark.parametrize("option", ["-l", "-M", "-N", "-j", "--err-max-grade"])
 def test_cli_option_of_4301_digits(option):
     clean_cli([option, HUGE, "-m", "map", Q, R])

@@ -9,15 +9,15 @@ __all__ = ["Comparison", "Evaluator", "Result", "TrecgainError", "__version__", 
 def __getattr__(name: str):
     """Import the engine on first use, so `trecgain --version` and errors in options stay quick."""
     if name in ("Evaluator", "Result"):
-        from . import evaluate
+        from . import evaluate  # not at start-up: only this path of the command needs it
 
         return getattr(evaluate, name)
     if name in ("compare", "Comparison"):
-        from . import comparison
+        from . import comparison  # not at start-up: only this path of the command needs it
 
         return getattr(comparison, name)
     if name == "TrecgainError":
-        from .errors import TrecgainError
+        from .errors import TrecgainError  # not at start-up: only this path of the command needs it
 
         return TrecgainError
     raise AttributeError(f"module 'trecgain' has no attribute {name!r}")

@@ -5,24 +5,11 @@ from __future__ import annotations
 import sys
 
 from . import __version__
+from .console import (UsageError, fail, integer_option, parse_args, quiet_stdout, result_messages, say,
+                      tie_rule, write_stdout)
 from .errors import TrecgainError
 
 USAGE = "Usage: trecgain [-h] [-q] [--compat 10|9] [-j N] {-m measure}* qrels_file run_file [run_file ...]"
-
-
-def _integer(value: str | None, option: str, minimum: int | None = None) -> int | None:
-    if value is None:
-        return None
-    text = value.strip()
-    body = text[1:] if text[:1] in "+-" else text
-    if not (body.isdigit() and body.isascii()):
-        raise TrecgainError(f"option {option} takes a whole number, not '{value}'")
-    from .check import digits
-
-    number = digits(text)
-    if minimum is not None and number < minimum:
-        raise TrecgainError(f"option {option} must be at least {minimum}, not {number}")
-    return number
 
 
 #: The help of each option, by key, in the order -h lists them: (value name, text; a second
@@ -86,7 +73,7 @@ def _help_text() -> str:
                   "130 interrupted.", "", "Measures (printed in this order):"])
     from .measures import REGISTRY  # not needed for --version
 
-    from .measures import NICKNAMES
+    from .measures import NICKNAMES  # not at start-up: only this path of the command needs it
 
     for m in REGISTRY:
         lines.append(f"  {m.name:<12} {m.help.split(': -m')[0].split('. ')[0].rstrip('.')}")
@@ -95,10 +82,6 @@ def _help_text() -> str:
         lines.append(f"  {nickname:<12} {' '.join(members)}")
     lines.append("  ir_measures names also work: nDCG@10, AP@100, P@10, R@1000, RR@10, Judged@10, ...")
     return "\n".join(lines) + "\n"
-
-
-class UsageError(Exception):
-    """A command line that does not parse (status 2, with the usage line)."""
 
 
 #: trec_eval's options, as getopt_long reads them: (short, long, key, takes), where takes is
@@ -136,70 +119,6 @@ OPTIONS = (
 _DEFAULTS = {"compat": "10", "discount": "log:2", "output_format": "trec", "ties": "docno"}
 
 
-def parse_args(args: list[str], options: tuple = OPTIONS,
-               defaults: dict | None = None) -> tuple[dict, tuple[str, ...]]:
-    """Options by key, and the file names, as GNU getopt_long reads them: bundled short
-    flags (-qc), attached values (-l2, -mndcg, --compat=9), unique prefixes of long names,
-    options after file names, and `--` before file names that start with a dash.  `options`
-    is a table like OPTIONS (a subcommand has its own)."""
-    defaults = _DEFAULTS if defaults is None else defaults
-    short = {o[0]: o for o in options if o[0]}
-    values: dict = {key: ([] if takes == "values" else False if takes == "flag" else defaults.get(key))
-                    for _, _, key, takes in options}
-    files: list[str] = []
-    i = 0
-    while i < len(args):
-        arg, i = args[i], i + 1
-        if arg == "--":
-            files.extend(args[i:])
-            break
-        if arg.startswith("--"):
-            name, eq, attached = arg[2:].partition("=")
-            option = _long_option(name, options)
-            i = _take(values, option, f"--{option[1]}", attached if eq else None, args, i)
-        elif arg.startswith("-") and arg != "-":
-            for k, letter in enumerate(arg[1:], 1):
-                option = short.get(letter)
-                if option is None:
-                    raise UsageError(f"unknown option '-{letter}'")
-                if option[3] != "flag":
-                    i = _take(values, option, f"-{letter}", arg[k + 1:] or None, args, i)
-                    break
-                values[option[2]] = True
-        else:
-            files.append(arg)
-    return values, tuple(files)
-
-
-def _long_option(name: str, options: tuple) -> tuple:
-    exact = [o for o in options if o[1] == name]
-    matches = exact or [o for o in options if o[1].startswith(name)] if name else []
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise UsageError(f"unknown option '--{name}'")
-    raise UsageError(f"option '--{name}' is ambiguous: {', '.join('--' + o[1] for o in matches)}")
-
-
-def _take(values: dict, option: tuple, spelled: str, attached: str | None, args: list[str], i: int) -> int:
-    """Store one option's value (attached, or the next argument); the index after it."""
-    _, _, key, takes = option
-    if takes == "flag":
-        if attached is not None:
-            raise UsageError(f"option '{spelled}' takes no value")
-        values[key] = True
-        return i
-    if attached is None:
-        if i >= len(args):
-            raise UsageError(f"option '{spelled}' needs a value")
-        attached, i = args[i], i + 1
-    if takes == "values":
-        values[key].append(attached)
-    else:
-        values[key] = attached
-    return i
-
-
 def command(show_help: bool, show_version: bool, per_query: bool, measures: list[str], complete: bool,
             level: str | None, nosummary: bool, debug: str | None, judged_only: bool, num_docs: str | None,
             max_docs: str | None, rel_format: str | None, results_format: str | None, old_format: bool,
@@ -211,37 +130,37 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
     --fail-under threshold is missed)."""
     if show_help:
         if measures:
-            from .measures import describe
+            from .measures import describe  # not at start-up: only this path of the command needs it
 
-            _write("".join(describe(m) for m in measures).encode())
+            write_stdout("".join(describe(m) for m in measures).encode())
         else:
-            _write(_help_text().encode())
+            write_stdout(_help_text().encode())
         return 0
     if show_version:
-        _write(f"trecgain {__version__} (trec_eval 10.0 and 9.x compatible)\n".encode())
+        write_stdout(f"trecgain {__version__} (trec_eval 10.0 and 9.x compatible)\n".encode())
         return 0
     _refuse_unsupported(debug, zscore, rel_format, results_format)
-    collection_size = _integer(num_docs, "-N", 0) or 0
+    collection_size = integer_option(num_docs, "-N", 0) or 0
     if compat not in ("10", "9"):
         raise UsageError(f"option --compat takes 10 or 9, not '{compat}'")
     if len(files) < 2:
         raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
     if files[1:].count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one run only")
-    _tie_rule(ties)
+    tie_rule(ties)
     form = _output_format(output_format, per_query, nosummary)
     # the Evaluator's arguments, and the options --format json reports
     settings = dict(measures=list(measures) or ["official"],
-                    relevance_level=_integer(level, "-l") if level is not None else 1,
+                    relevance_level=integer_option(level, "-l") if level is not None else 1,
                     judged_only=judged_only, complete=complete,
-                    max_docs=_integer(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
+                    max_docs=integer_option(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
                     discount=discount, exact_ideal=exact_ideal, fractional_grades=fractional_grades,
                     num_docs=collection_size,
-                    err_max_grade=_integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
+                    err_max_grade=integer_option(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
                     ties=ties)
     thresholds = _thresholds(fail_under, settings["measures"], compat, nosummary)
     if dask is not None:  # the runs are read by the cluster's workers: trecgain.distributed
-        from . import distributed
+        from . import distributed  # not at start-up: only this path of the command needs it
 
         if jobs is not None:
             raise UsageError("-j and --dask exclude each other (--dask spreads the runs over the cluster's workers)")
@@ -253,10 +172,10 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
             outcomes = distributed.command_outcomes(dask, files, settings, per_query, not nosummary, form, quiet)
         else:
             evaluator, runs = _evaluator(files, settings)
-            outcomes = _evaluate_runs(evaluator, runs, _integer(jobs, "-j", 1) or 1, per_query, not nosummary,
+            outcomes = _evaluate_runs(evaluator, runs, integer_option(jobs, "-j", 1) or 1, per_query, not nosummary,
                                       form, files[1:], quiet)
     except TrecgainError as err:  # `trecgain run qrels`: say so, not what the run's first line lacks
-        from .output import swapped_error
+        from .output import swapped_error  # not at start-up: only this path of the command needs it
 
         raise swapped_error(err, files[0], files[1], "trecgain [options] QRELS RUN...") from None
     header = {"trecgain": __version__, "compat": compat, "qrels": files[0],
@@ -271,13 +190,13 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
               "names each run by its file", quiet)
     misses = _misses(thresholds, outcomes, files[1:])
     for miss in misses:
-        _say(miss)
+        say(miss)
     return 3 if misses else 0
 
 
 def _prints_runid(measures: list[str], compat: str) -> bool:
     """Whether the measures print a runid line (-m runid, or a nickname such as all_trec)."""
-    from .measures import parse_requests
+    from .measures import parse_requests  # not at start-up: only this path of the command needs it
 
     return any(r.measure.name == "runid" for r in parse_requests(measures, compat))
 
@@ -297,7 +216,7 @@ def _refuse_unsupported(debug: str | None, zscore: str | None, rel_format: str |
 def _evaluator(files: tuple[str, ...], settings: dict) -> tuple[object, tuple]:
     """The Evaluator of the qrels and the runs to evaluate (a single run file is read while
     the qrels are)."""
-    from .evaluate import Evaluator
+    from .evaluate import Evaluator  # not at start-up: only this path of the command needs it
 
     runs: list = list(files[1:])
     if len(runs) == 1 and runs[0] != "-":
@@ -312,27 +231,18 @@ def _evaluator(files: tuple[str, ...], settings: dict) -> tuple[object, tuple]:
     return evaluator, tuple(runs)
 
 
-def _tie_rule(ties: str) -> str:
-    """--ties' value, checked (a usage error: the library's own check is a TrecgainError)."""
-    from .evaluate import TIE_RULES
-
-    if ties not in TIE_RULES:
-        raise UsageError(f"option --ties takes {', '.join(TIE_RULES[:-1])} or {TIE_RULES[-1]}, not '{ties}'")
-    return ties
-
-
 def _note(message: str, quiet: bool) -> None:
     """A note or a warning on standard error, unless -Q (errors and --fail-under misses are
-    never quiet: they go through _say)."""
+    never quiet: they go through say)."""
     if not quiet:
-        _say(message)
+        say(message)
 
 
 def _output_format(form: str, per_query: bool, nosummary: bool) -> str:
     """--format's value, checked (usage errors)."""
     if form == "trec":
         return form  # the default: trecgain.formats is not needed (start-up)
-    from .formats import FORMATS
+    from .formats import FORMATS  # not at start-up: only this path of the command needs it
 
     if form not in FORMATS:
         raise UsageError(f"option --format takes {', '.join(FORMATS)}, not '{form}'")
@@ -348,8 +258,8 @@ def _thresholds(specs: list[str], measures: list[str], compat: str, nosummary: b
         return []
     if nosummary:
         raise UsageError("--fail-under checks the 'all' lines, which -n (--nosummary) leaves out")
-    from .measures import parse_requests
-    from .thresholds import thresholds
+    from .measures import parse_requests  # not at start-up: only this path of the command needs it
+    from .thresholds import thresholds  # not at start-up: only this path of the command needs it
 
     requests = parse_requests(measures, compat)  # a bad measure: an error (1), as it would be later
     try:
@@ -362,7 +272,7 @@ def _output_target(output: str | None, files: tuple[str, ...]) -> str | None:
     """-o FILE, checked before anything is read (None: standard output)."""
     if output is None or output == "-":
         return None
-    from .output import check_target
+    from .output import check_target  # not at start-up: only this path of the command needs it
 
     check_target(output, files)
     return output
@@ -378,7 +288,7 @@ def _emit(write, form: str, outcomes: list, files: tuple[str, ...], header: dict
             else:
                 output.write_trec(write, per_query, summary)
         return
-    from .formats import write_document
+    from .formats import write_document  # not at start-up: only this path of the command needs it
 
     if form == "markdown":  # the `all` values only
         runs = [_values(outcome, file, False, True) for outcome, file in zip(outcomes, files)]
@@ -390,7 +300,7 @@ def _emit(write, form: str, outcomes: list, files: tuple[str, ...], header: dict
 
 def _values(outcome: tuple, file: str, per_query: bool, summary: bool):
     """A run's RunValues: a worker's, or made from the Result evaluated here."""
-    from .formats import run_values
+    from .formats import run_values  # not at start-up: only this path of the command needs it
 
     output, values, _ = outcome
     return values if values is not None else run_values(output, file, per_query, summary)
@@ -400,7 +310,7 @@ def _misses(thresholds: list, outcomes: list, files: tuple[str, ...]) -> list[st
     """One message per run and --fail-under threshold it misses."""
     if not thresholds:
         return []
-    from .thresholds import misses
+    from .thresholds import misses  # not at start-up: only this path of the command needs it
 
     return [f"{file}: {miss}" for outcome, file in zip(outcomes, files)
             for miss in misses(thresholds, _values(outcome, file, False, True).aggregate)]
@@ -410,9 +320,9 @@ def _publish(target: str | None, produce) -> None:
     """Call `produce(write)` with standard output's write, or write the target atomically
     (trecgain.output), Ctrl-C, SIGTERM and SIGHUP then leaving the old file as it was."""
     if target is None:
-        produce(_write)
+        produce(write_stdout)
         return
-    from .output import write
+    from .output import write  # not at start-up: only this path of the command needs it
 
     with _signals_raise():
         write(target, produce)
@@ -429,10 +339,10 @@ class _signals_raise:
     on_signal: held while the temporary file is created, renamed or removed)."""
 
     def __enter__(self) -> None:
-        import signal
-        import threading
+        import signal  # not at start-up: only this path of the command needs it
+        import threading  # not at start-up: only this path of the command needs it
 
-        from .output import on_signal
+        from .output import on_signal  # not at start-up: only this path of the command needs it
 
         self.saved: dict = {}
         if threading.current_thread() is not threading.main_thread():
@@ -441,12 +351,12 @@ class _signals_raise:
             self.saved[sig] = signal.signal(sig, on_signal)
 
     def __exit__(self, *exc: object) -> None:
-        import signal
+        import signal  # not at start-up: only this path of the command needs it
 
         for sig, handler in self.saved.items():
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
         if self.saved and CORE_HANDLES_INTERRUPT:
-            from . import _core
+            from . import _core  # not at start-up: only this path of the command needs it
 
             _core.exit_on_interrupt(True)
 
@@ -455,9 +365,9 @@ class _ReadAhead:
     """Reads a run file on a second thread (the core reads without holding the interpreter)."""
 
     def __init__(self, path: str, ranks: bool):
-        import threading
+        import threading  # not at start-up: only this path of the command needs it
 
-        from .read import read_run
+        from .read import read_run  # not at start-up: only this path of the command needs it
 
         self._outcome: tuple[object, BaseException | None] = (None, None)
 
@@ -481,21 +391,6 @@ class _ReadAhead:
         return run
 
 
-def _write(data: bytes) -> None:
-    """Write to standard output; a full disk or a closed stdout is an error, a closed pipe is not."""
-    if sys.stdout is None:
-        raise TrecgainError("cannot write the results: standard output is closed")
-    out = sys.stdout.buffer
-    try:
-        out.write(data)
-        out.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as err:
-        _quiet_stdout()
-        raise TrecgainError(f"cannot write the results: {err.strerror or err}") from None
-
-
 _SHARED: dict = {}
 
 
@@ -512,14 +407,14 @@ def _evaluate_runs(evaluator, runs: tuple, jobs: int, per_query: bool, summary: 
             run = evaluator.read_run(source)
             # every format measures the per-query lines again as it writes them, a block at a time
             result = evaluator.evaluate(run, keep_values=False, check_ties=not quiet)
-            outcomes.append((result, None, _messages(result, run.source, per_query, summary, quiet)))
+            outcomes.append((result, None, result_messages(result, run.source, per_query, summary, quiet)))
         return outcomes
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
+    import multiprocessing  # not at start-up: only this path of the command needs it
+    import os  # not at start-up: only this path of the command needs it
+    from concurrent.futures import ProcessPoolExecutor  # not at start-up: only this path of the command needs it
+    from concurrent.futures.process import BrokenProcessPool  # not at start-up: only this path of the command needs it
 
-    from .read import read_run
+    from .read import read_run  # not at start-up: only this path of the command needs it
 
     # standard input is read here: a worker's is not the command's
     sources = [read_run(r, evaluator.ties == "rank") if r == "-" else r for r in runs]
@@ -539,7 +434,7 @@ def _evaluate_runs(evaluator, runs: tuple, jobs: int, per_query: bool, summary: 
 def _quiet_on_interrupt() -> None:
     """A worker stops at Ctrl-C without a word (the main process says it once), and dies with
     the main process whatever ends it."""
-    from . import _core
+    from . import _core  # not at start-up: only this path of the command needs it
 
     _core.exit_on_interrupt(False)
     _core.exit_on_out_of_memory(False)
@@ -548,38 +443,22 @@ def _quiet_on_interrupt() -> None:
 
 def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
     """One run in a worker: values, not a Result (the text itself for format trec)."""
-    from .formats import run_values
+    from .formats import run_values  # not at start-up: only this path of the command needs it
 
     shared = _SHARED
     evaluator = shared["evaluator"]
     run = evaluator.read_run(shared["runs"][index])
     result = evaluator.evaluate(run, keep_values=False, check_ties=not shared["quiet"])
     file, per_query, summary = shared["files"][index], shared["per_query"], shared["summary"]
-    messages = _messages(result, run.source, per_query, summary, shared["quiet"])
+    messages = result_messages(result, run.source, per_query, summary, shared["quiet"])
     summary_values = run_values(result, file, False, True)  # for --fail-under and markdown
     if shared["form"] == "trec":
         return result.to_trec_bytes(per_query, summary), summary_values, messages
     if shared["form"] == "markdown":
         return None, summary_values, messages
-    from .formats import render_run
+    from .formats import render_run  # not at start-up: only this path of the command needs it
 
     return render_run(shared["form"], run_values(result, file, per_query, summary)), summary_values, messages
-
-
-def _messages(result, source: str, per_query: bool, summary: bool, quiet: bool,
-              decided: int | None = None) -> list[str]:
-    """The warnings and notes a run's evaluation has for standard error (with `quiet`, none:
-    the evaluation did not check whether ties decided a value). `decided`: how many printed
-    values ties decided, when the result cannot say (trecgain.distributed)."""
-    if quiet:
-        return []
-    notes = list(result.notes)
-    decided = result.ties_decided(per_query, summary) if decided is None else decided
-    if decided:
-        notes.append(f"ties between documents of different grades decided {decided} printed "
-                     f"{'value' if decided == 1 else 'values'} of {source}: trec_eval orders "
-                     "tied documents by docno, descending (--ties average or --ties rank for another rule)")
-    return [f"warning: {w}" for w in result.warnings] + [f"note: {n}" for n in notes]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -588,18 +467,18 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] and args[0] in SUBCOMMANDS:  # a qrels file of that name is ./gdeval
         return SUBCOMMANDS[args[0]][0](args[1:])
     try:
-        options, files = parse_args(args)
+        options, files = parse_args(args, OPTIONS, _DEFAULTS)
         status = command(**options, files=files)
     except TrecgainError as err:
-        return _fail(str(err), 1)
+        return fail(str(err), 1)
     except UsageError as err:
-        return _fail(f"{err} ({USAGE.split(': ', 1)[1]}; -h for help)", 2)
+        return fail(f"{err} ({USAGE.split(': ', 1)[1]}; -h for help)", 2)
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+        return fail("interrupted", 130)
     except MemoryError:
-        return _fail("out of memory", 1)
+        return fail("out of memory", 1)
     except BrokenPipeError:  # standard output's reader went away (`| head -1`): status 0
-        _quiet_stdout()
+        quiet_stdout()
         return 0
     return status
 
@@ -621,30 +500,30 @@ def _gdeval(args: list[str]) -> int:
     if args[:1] and args[0] in _HELP_FLAGS:
         return _help(GDEVAL_HELP)
     if len(args) != 3 or not (args[2].isascii() and args[2].isdigit() and args[2][0] != "0"):
-        return _fail("usage: trecgain gdeval QRELS RUN K (K a positive whole number; --help for help)", 2)
-    from . import gdeval
+        return fail("usage: trecgain gdeval QRELS RUN K (K a positive whole number; --help for help)", 2)
+    from . import gdeval  # not at start-up: only this path of the command needs it
 
     try:
-        _write(gdeval.evaluate(args[0], args[1], gdeval.whole_number(args[2])).to_bytes())
+        write_stdout(gdeval.evaluate(args[0], args[1], gdeval.whole_number(args[2])).to_bytes())
     except TrecgainError as err:
-        return _fail(str(err), 1)
+        return fail(str(err), 1)
     except BrokenPipeError:  # standard output's reader went away (`| head -1`): status 0
-        _quiet_stdout()
+        quiet_stdout()
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+        return fail("interrupted", 130)
     except MemoryError:
-        return _fail("out of memory", 1)
+        return fail("out of memory", 1)
     return 0
 
 
 def _help(text: str) -> int:
     """A subcommand's --help: the text on standard output, status 0."""
     try:
-        _write(text.encode())
+        write_stdout(text.encode())
     except TrecgainError as err:
-        return _fail(str(err), 1)
+        return fail(str(err), 1)
     except BrokenPipeError:
-        _quiet_stdout()
+        quiet_stdout()
     return 0
 
 
@@ -666,15 +545,15 @@ _VALUE_WORDS = {"compat": ("10", "9"), "rel_format": ("qrels",), "results_format
 
 def _completion(args: list[str]) -> int:
     """`trecgain completion bash|zsh|fish`: the shell's completion script."""
-    from . import completion
+    from . import completion  # not at start-up: only this path of the command needs it
 
     if args[:1] and args[0] in _HELP_FLAGS:
         return _help(COMPLETION_HELP)
     if len(args) != 1 or args[0] not in completion.SHELLS:
-        return _fail(f"usage: trecgain completion {'|'.join(completion.SHELLS)} (--help for help)", 2)
-    from .formats import FORMATS
+        return fail(f"usage: trecgain completion {'|'.join(completion.SHELLS)} (--help for help)", 2)
+    from .formats import FORMATS  # not at start-up: only this path of the command needs it
 
-    from .evaluate import TIE_RULES
+    from .evaluate import TIE_RULES  # not at start-up: only this path of the command needs it
 
     words = {**_VALUE_WORDS, "measures": tuple(completion.measure_names()), "output_format": FORMATS,
              "ties": TIE_RULES}
@@ -686,14 +565,14 @@ def _completion(args: list[str]) -> int:
 
 def _explain(args: list[str]) -> int:
     """`trecgain explain ...`: one query's computation rank by rank (trecgain.explain)."""
-    from . import explain
+    from . import explain  # not at start-up: only this path of the command needs it
 
     return explain.main(args)
 
 
 def _compare(args: list[str]) -> int:
     """`trecgain compare QRELS RUN_A RUN_B ...`: paired tests, intervals and corrections."""
-    from .compare_cli import main as compare_main
+    from .compare_cli import main as compare_main  # not at start-up: only this path of the command needs it
 
     return compare_main(args)
 
@@ -706,35 +585,6 @@ SUBCOMMANDS = {
     "gdeval": (_gdeval, "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
     "completion": (_completion, "a completion script for bash, zsh or fish"),
 }
-
-_ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(32), 127)}
-
-
-def _fail(message: str, status: int) -> int:
-    _say(message)
-    return status
-
-
-def _say(message: str) -> None:
-    """One line on standard error, control characters escaped; a closed or full stderr is
-    ignored: what goes to standard output never depends on it."""
-    try:
-        sys.stderr.write(f"trecgain: {message.translate(_ESCAPES)}\n")
-        sys.stderr.flush()
-    except (OSError, ValueError, AttributeError):  # closed (None, or a closed file), full, gone
-        pass
-
-
-def _quiet_stdout() -> None:
-    """After a closed pipe, point stdout at /dev/null so interpreter shutdown does not complain."""
-    import os
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-
 
 def entry() -> None:
     """Run as a program (the installed `trecgain` goes through trecgain._entry, which also

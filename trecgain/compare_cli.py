@@ -1,12 +1,12 @@
 """`trecgain compare [options] QRELS RUN_A RUN_B [RUN_C ...]`: the command over trecgain.compare.
 
 Its own option table (the main command's evaluation options, and the statistics'), read by
-trecgain.cli.parse_args; errors are one line on standard error (status 2 for a command line
+trecgain.console.parse_args; errors are one line on standard error (status 2 for a command line
 that does not parse or an option value out of range, 1 for bad files or measures)."""
 
 from __future__ import annotations
 
-from .cli import UsageError, _fail, _integer, _quiet_stdout, _say, _write, parse_args
+from .console import UsageError, fail, integer_option, parse_args, quiet_stdout, say, write_stdout
 from .errors import TrecgainError
 
 USAGE = ("usage: trecgain compare [-m measure]* [--all-pairs] [--format text|json|csv|markdown|latex] "
@@ -49,7 +49,7 @@ _DEFAULTS = {"compat": "10", "discount": "log:2", "ties": "docno", "permutations
 
 
 def help_text() -> str:
-    from .comparison import DEFAULT_MEASURES, DEFAULT_SEED
+    from .comparison import DEFAULT_MEASURES, DEFAULT_SEED  # not at start-up: only this path of the command needs it
 
     return "\n".join([
         USAGE, "",
@@ -94,21 +94,21 @@ def main(args: list[str]) -> int:
     try:
         options, files = parse_args(args, OPTIONS, _DEFAULTS)
         if options["show_help"]:
-            _write(help_text().encode())
+            write_stdout(help_text().encode())
             return 0
         return command(options, files)
     except UsageError as err:
-        return _fail(f"compare: {err} ({USAGE.split(': ', 1)[1]}; trecgain compare -h for help)", 2)
+        return fail(f"compare: {err} ({USAGE.split(': ', 1)[1]}; trecgain compare -h for help)", 2)
     except TrecgainError as err:
-        return _fail(str(err), 1)
+        return fail(str(err), 1)
     except ImportError as err:  # numpy, scipy or matplotlib missing: the message says what to install
-        return _fail(str(err), 1)
+        return fail(str(err), 1)
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+        return fail("interrupted", 130)
     except MemoryError:
-        return _fail("out of memory", 1)
+        return fail("out of memory", 1)
     except BrokenPipeError:
-        _quiet_stdout()
+        quiet_stdout()
         return 0
 
 
@@ -146,7 +146,7 @@ def _choice(options: dict, key: str, option: str, allowed: tuple) -> str | None:
 
 
 def command(options: dict, files: tuple[str, ...]) -> int:
-    from . import stats
+    from . import stats  # not at start-up: only this path of the command needs it
 
     if len(files) < 3:
         raise UsageError(f"expected a qrels file and at least two run files, got {len(files)} file name(s)")
@@ -154,11 +154,11 @@ def command(options: dict, files: tuple[str, ...]) -> int:
         raise TrecgainError("standard input ('-') can be read as one run only")
     fmt = _choice(options, "format", "--format", FORMATS)
     _choice(options, "compat", "--compat", ("10", "9"))
-    from .evaluate import TIE_RULES
+    from .evaluate import TIE_RULES  # not at start-up: only this path of the command needs it
 
     _choice(options, "ties", "--ties", TIE_RULES)
     correction = _choice(options, "correction", "--correction", stats.CORRECTIONS)
-    from .comparison import DEFAULT_SEED, TESTS
+    from .comparison import DEFAULT_SEED, TESTS  # not at start-up: only this path of the command needs it
 
     test = _choice(options, "test", "--test", TESTS)
     from .compare_plot import SUFFIXES  # the module imports matplotlib only to draw
@@ -167,12 +167,12 @@ def command(options: dict, files: tuple[str, ...]) -> int:
     if plot is not None and not plot.lower().endswith(SUFFIXES):
         raise UsageError(f"option --plot takes a file name ending in .png, .svg or .pdf, not '{plot}'")
     if plot is not None:  # before any file is read: never onto an input, as -o
-        from .compare_plot import check_target
+        from .compare_plot import check_target  # not at start-up: only this path of the command needs it
 
         try:
             check_target(plot, files, "--plot")
         except TrecgainError as err:
-            return _fail(str(err), 1)  # as -o refuses an input
+            return fail(str(err), 1)  # as -o refuses an input
     permutations = _whole(options, "permutations", "--permutations", 0, 10**9)
     bootstrap = _whole(options, "bootstrap", "--bootstrap", 0, 10**9)
     seed = _whole(options, "seed", "--seed", 0, 2**63 - 1)
@@ -182,21 +182,21 @@ def command(options: dict, files: tuple[str, ...]) -> int:
     confidence = _fraction(options, "confidence", "--confidence")
     level = options["level"]
     err_max_grade = options["err_max_grade"]
-    evaluator = {  # read as the main command reads them (trecgain.cli._integer)
-        "relevance_level": _integer(level, "-l") if level is not None else 1,
+    evaluator = {  # read as the main command reads them (trecgain.console.integer_option)
+        "relevance_level": integer_option(level, "-l") if level is not None else 1,
         "judged_only": options["judged_only"], "complete": options["complete"],
-        "max_docs": _integer(options["max_docs"], "-M", 0), "num_docs": _integer(options["num_docs"], "-N", 0) or 0,
+        "max_docs": integer_option(options["max_docs"], "-M", 0), "num_docs": integer_option(options["num_docs"], "-N", 0) or 0,
         "compat": options["compat"], "discount": options["discount"], "exact_ideal": options["exact_ideal"],
         "fractional_grades": options["fractional_grades"], "ties": options["ties"],
-        "err_max_grade": _integer(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4}
+        "err_max_grade": integer_option(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4}
     if options["global_gains"]:
         evaluator["global_gains"] = list(options["global_gains"])
     stats.need_scipy()  # before any file is read: one line saying what to install
     if plot is not None:
-        from .compare_plot import need_matplotlib
+        from .compare_plot import need_matplotlib  # not at start-up: only this path of the command needs it
 
         need_matplotlib()
-    from .comparison import compare
+    from .comparison import compare  # not at start-up: only this path of the command needs it
 
     result = compare(files[0], list(files[1:]), measures=list(options["measures"]) or None,
                      all_pairs=options["all_pairs"], permutations=permutations, bootstrap=bootstrap,
@@ -207,8 +207,8 @@ def command(options: dict, files: tuple[str, ...]) -> int:
     if plot is not None:  # drawn before anything is printed: a failure is the only line on stderr
         result.plot(plot, depth, options["plot_measure"])
     for warning in result.warnings:
-        _say(f"warning: {warning}")
+        say(f"warning: {warning}")
     for note in result.notes:
-        _say(f"note: {note}")
-    _write(output)
+        say(f"note: {note}")
+    write_stdout(output)
     return 0

@@ -15,7 +15,9 @@ from __future__ import annotations
 import math
 import os
 
-from . import output
+from . import check, output
+from .check import show
+from .compare_render import p_text
 from .errors import TrecgainError
 
 TYPE_CHECKING = False
@@ -41,8 +43,6 @@ def check_target(path: object, inputs: list[str] | tuple[str, ...], option: str 
     .png, .svg or .pdf, to be in a directory that exists, and not to be one of `inputs` (the
     same file by any name: os.path.samefile) nor an existing file that looks like a qrels or
     run file (trecgain.output.looks_like_input).  `option` names the caller in the message."""
-    from .check import show
-
     if isinstance(path, os.PathLike):
         path = os.fspath(path)
     if not isinstance(path, str) or not path or "\0" in path:
@@ -58,7 +58,7 @@ def check_target(path: object, inputs: list[str] | tuple[str, ...], option: str 
 def plot(c: Comparison, path: object, depth: int | None = None, measure: str | None = None) -> None:
     """Draw c's figure into `path` (checked by check_target against c's input files),
     atomically: a failure leaves the target as it was and no temporary file."""
-    import io
+    import io  # not at import: only this path needs it
 
     target = check_target(path, c.inputs)
     drawn = figure(c, depth, measure)
@@ -76,8 +76,6 @@ def figure(c: Comparison, depth: int | None = None, measure: str | None = None):
     gain measures.  Axes labels: "differences KEY" and "cutoffs"."""
     need_matplotlib()
     from matplotlib.figure import Figure  # no pyplot: no backend, no display, the user's choice untouched
-
-    from . import check
 
     chosen = _chosen(c, measure)
     depth = c.default_depth() if depth is None else check.whole(depth, "depth", 1, 1000)
@@ -98,8 +96,6 @@ def _chosen(c: Comparison, measure: str | None) -> list[MeasureResult]:
         return list(c.measures)
     matches = [m for m in c.measures if isinstance(measure, str) and measure in (m.key, m.line)]
     if not matches:
-        from .check import show
-
         raise TrecgainError(f"--plot-measure: no line {show(measure)} is compared "
                             f"({', '.join(m.key for m in c.measures)})")
     return matches
@@ -180,8 +176,6 @@ def _interval(ax, c: Comparison, pair: Pair, sign: float, start: float, width: i
 
 def _block_name(c: Comparison, pair: Pair, sign: float, base: int) -> str:
     """A block's label: which runs, the mean, whether significant, wins and losses."""
-    from .compare_render import p_text
-
     other = pair.b if sign > 0 else pair.a
     wins, losses = (pair.wins, pair.losses) if sign > 0 else (pair.losses, pair.wins)
     test, correction = c.settings["test"], c.settings["correction"]

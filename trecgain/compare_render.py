@@ -205,14 +205,14 @@ def to_dict(c: Comparison) -> dict:
 
 
 def to_json(c: Comparison) -> str:
-    import json
+    import json  # not at import: only this path needs it
 
     return json.dumps(to_dict(c), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def to_csv(c: Comparison) -> str:
-    import csv
-    import io
+    import csv  # not at import: only this path needs it
+    import io  # not at import: only this path needs it
 
     records = rows(c)
     buffer = io.StringIO()
@@ -239,7 +239,7 @@ def _csv_value(v: object) -> object:
 
 def _table(header: list[str], body: list[list[str]], right: set[int]) -> list[str]:
     """Aligned columns, those in `right` to the right, the others to the left."""
-    from .formats import aligned
+    from .formats import aligned  # not at import: only this path needs it
 
     return aligned(header, body, left=set(range(len(header))) - right)
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 
-from . import check
+from . import check, compare_plot, compare_render
 from .errors import TrecgainError
+from .evaluate import Evaluator
+from .measures import BY_NAME
 from .record import Record
 
 TYPE_CHECKING = False
@@ -143,61 +145,44 @@ class Comparison:
 
     def rows(self) -> list[dict]:
         """One flat record per (measure, comparison): what to_csv and to_dataframe hold."""
-        from .compare_render import rows
-
-        return rows(self)
+        return compare_render.rows(self)
 
     def to_dataframe(self):
         """The comparisons as a pandas DataFrame, one row per (measure, pair of runs)."""
         try:
-            import pandas as pd
+            import pandas as pd  # optional dependency: imported only when used
         except ImportError:
             raise ImportError("to_dataframe needs pandas: pip install pandas") from None
         return pd.DataFrame(self.rows())
 
     def to_dict(self) -> dict:
-        from .compare_render import to_dict
-
-        return to_dict(self)
+        return compare_render.to_dict(self)
 
     def to_json(self) -> str:
-        from .compare_render import to_json
-
-        return to_json(self)
+        return compare_render.to_json(self)
 
     def to_csv(self) -> str:
-        from .compare_render import to_csv
-
-        return to_csv(self)
+        return compare_render.to_csv(self)
 
     def to_text(self) -> str:
-        from .compare_render import to_text
-
-        return to_text(self)
+        return compare_render.to_text(self)
 
     def to_markdown(self) -> str:
-        from .compare_render import to_markdown
-
-        return to_markdown(self)
+        return compare_render.to_markdown(self)
 
     def to_latex(self) -> str:
-        from .compare_render import to_latex
-
-        return to_latex(self)
+        return compare_render.to_latex(self)
 
     def render(self, format: str = "text") -> str:
         """The results as text, json, csv, markdown or latex."""
-        from .compare_render import FORMATS
-
-        if format not in FORMATS:
-            raise TrecgainError(f"format must be one of {', '.join(FORMATS)}, not {check.show(format)}")
-        return FORMATS[format](self)
+        formats = compare_render.FORMATS
+        if format not in formats:
+            raise TrecgainError(f"format must be one of {', '.join(formats)}, not {check.show(format)}")
+        return formats[format](self)
 
     def cutoff_curve(self, depth: int) -> dict:
         """nDCG@k for k = 1..depth per run, as the main command computes ndcg_cut.1,...,depth with
         this comparison's options: {scheme (None: no --global-gains): [[value at k] per run]}."""
-        from .evaluate import Evaluator
-
         depth = check.whole(depth, "depth", 1, 1000)
         context = self._context
         measure = "ndcg_cut." + ",".join(str(k) for k in range(1, depth + 1))
@@ -230,16 +215,12 @@ class Comparison:
         one row per measure line (or only `measure`'s), each comparison's per-query differences
         sorted, on one y-scale, with its mean and confidence interval; with gain measures
         nDCG@k for k = 1..depth per run below."""
-        from .compare_plot import figure
-
-        return figure(self, depth, measure)
+        return compare_plot.figure(self, depth, measure)
 
     def plot(self, path: str, depth: int | None = None, measure: str | None = None) -> None:
         """Draw the figure into `path` (a new file or a figure; never one of the inputs),
         whose suffix (.png, .svg, .pdf) chooses the format; written atomically."""
-        from .compare_plot import plot
-
-        plot(self, path, depth, measure)
+        compare_plot.plot(self, path, depth, measure)
 
 
 def compare(qrels: Any, runs: Sequence[Any], measures: Iterable[str] | str = DEFAULT_MEASURES, baseline: int = 0,
@@ -265,7 +246,7 @@ def compare(qrels: Any, runs: Sequence[Any], measures: Iterable[str] | str = DEF
     ("linear,exp" or a list), each gain measure then compared under each, and the runs and
     queries whose order the schemes reverse listed in `reversals`.
     """
-    from . import stats
+    from . import stats  # not at import: only this path needs it
 
     stats.need_scipy()
     check.keywords(evaluator_options, _EVALUATOR_OPTIONS, "compare", "Evaluator's options")
@@ -312,8 +293,6 @@ def _fraction(value: object, name: str) -> float:
 
 def _check_measures(specs: list[str]) -> None:
     """A measure named directly must be a mean over queries (nicknames' other lines are left out)."""
-    from .measures import BY_NAME
-
     for spec in specs:
         base = spec.partition(".")[0]
         m = BY_NAME.get(base)
@@ -355,8 +334,6 @@ class _Comparer:
         self.skipped: list[str] = []  # measure lines that are no mean over queries
 
     def run(self) -> Comparison:
-        from .evaluate import Evaluator
-
         evaluators = []
         qrels = self.qrels
         for scheme in self.schemes:
@@ -400,11 +377,11 @@ class _Comparer:
             for line in r.lines:
                 owner[line] = (r.measure.name, r.measure.name in GAIN_MEASURES and r.gains is None)
         out, skipped = [], []
-        for name, kind, per_query, rule, _slot, _slots in result._formats():
-            if rule == "mean" and per_query and kind == "float":
-                out.append((name, *owner[name]))
+        for f in result.line_formats():
+            if f.rule == "mean" and f.per_query and f.kind == "float":
+                out.append((f.name, *owner[f.name]))
             else:
-                skipped.append(name)
+                skipped.append(f.name)
         self.skipped = skipped
         if not out:
             raise TrecgainError("none of the measures is a mean over queries: compare needs one such as map or "
@@ -484,7 +461,7 @@ class _Comparer:
                       for what in [_overflowed(p, self.bootstrap > 0)] if what]
         if overflowed:
             notes.append(f"{key}: past floating point's range, not computed: {'; '.join(overflowed)}")
-        from . import stats
+        from . import stats  # not at import: only this path needs it
 
         common = [stats.mean_difference(x[finite][:, k]) for k in range(len(results))]
         return MeasureResult(key, line, measure, scheme, means, common, x.tolist(), out, left_out)
@@ -495,7 +472,7 @@ class _Comparer:
         np = _numpy()
         columns = []
         for res in results:
-            slot = next(f[4] for f in res._formats() if f[0] == line)
+            slot = next(f.slot for f in res.line_formats() if f.name == line)
             column = res.evaluation.column(slot)
             if not res.absent_queries:  # 9.x: a query the run lacks has no per-query value; it averages as 0
                 column = [v if present else 0.0 for v, present in zip(column, res.evaluation.in_run)]
@@ -505,7 +482,7 @@ class _Comparer:
 
     def _pairs_of(self, x, diffs, pairs: list[tuple[int, int]], qids: list[str]) -> list[Pair]:
         """The comparisons over the queries kept (finite values and differences only)."""
-        from . import stats
+        from . import stats  # not at import: only this path needs it
 
         rand = stats.randomization(diffs, self.permutations, self.seed)
         boot = stats.bootstrap(diffs, self.bootstrap, self.seed, self.confidence)
@@ -530,7 +507,7 @@ class _Comparer:
     def _decide(self, out: list[Pair], measure: str) -> None:
         """Adjusted p-values across the comparisons, and the winners: only a comparison with a
         finite difference and a p-value has one."""
-        from . import stats
+        from . import stats  # not at import: only this path needs it
 
         for name in out[0].p if out else ():
             values = [pair.p[name] for pair in out]
@@ -611,6 +588,6 @@ def _label(i: int) -> str:
 
 
 def _numpy():
-    import numpy as np
+    import numpy as np  # optional dependency: imported only when used
 
     return np

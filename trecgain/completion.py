@@ -30,8 +30,8 @@ class Option:
 
 def measure_names() -> list[str]:
     """What -m offers: the registry's measures, the nicknames, and ir_measures' common names."""
-    from .measures import NICKNAMES, REGISTRY
-    from .names import MEASURES
+    from .measures import NICKNAMES, REGISTRY  # not at start-up: only this path of the command needs it
+    from .names import MEASURES  # not at start-up: only this path of the command needs it
 
     out = [m.name for m in REGISTRY] + [n for version in NICKNAMES.values() for n in version]
     for name, (with_cutoff, without, _) in MEASURES.items():

@@ -72,8 +72,8 @@ def evaluate_on_dask(evaluator: Evaluator, runs: Iterable[str] | str, client: An
     and could not be replaced included, and a cluster left without workers for Dask's
     distributed.scheduler.no-workers-timeout, 60 s when it is not set), and for a bad
     argument, naming it."""
-    from . import check
-    from .evaluate import Evaluator
+    from . import check  # not at import: only this path needs it
+    from .evaluate import Evaluator  # not at import: only this path needs it
 
     if not isinstance(evaluator, Evaluator):
         raise TrecgainError(f"{API}: evaluator must be an Evaluator, not {check.a(evaluator)}")
@@ -90,7 +90,7 @@ def evaluate_on_dask(evaluator: Evaluator, runs: Iterable[str] | str, client: An
 def _run_names(runs: object) -> list[str]:
     """evaluate_on_dask's runs as names: one name, or an iterable of them (a str, bytes or
     os.PathLike each); anything else is a TrecgainError naming the argument."""
-    from . import check
+    from . import check  # not at import: only this path needs it
 
     if isinstance(runs, (str, bytes, os.PathLike)):
         runs = [runs]
@@ -108,8 +108,8 @@ def command_outcomes(address: str, files: tuple[str, ...], settings: dict, per_q
                      form: str, quiet: bool) -> list[tuple[object, None, list[str]]]:
     """`trecgain --dask ADDRESS ...`: each run's (Result, None, messages), as cli._evaluate_runs
     returns them without -j (files: the qrels and the runs, globs expanded)."""
-    from . import cli
-    from .evaluate import Evaluator, printed_differences
+    from .console import result_messages  # not at import: only this path needs it
+    from .evaluate import Evaluator, printed_differences  # not at import: only this path needs it
 
     _installed(COMMAND)  # Dask missing: one line before anything is read
     evaluator = Evaluator(files[0], **settings)  # bad qrels or measures: before a cluster starts
@@ -126,7 +126,7 @@ def command_outcomes(address: str, files: tuple[str, ...], settings: dict, per_q
     for result, info in outcomes:
         tied = _Tied(info.reversed, printed_differences)
         decided = tied.count(result, per_query, summary)
-        out.append((result, None, cli._messages(result, info.source, per_query, summary, quiet, decided)))
+        out.append((result, None, result_messages(result, info.source, per_query, summary, quiet, decided)))
     return out
 
 
@@ -140,8 +140,8 @@ def _local_path(name: str) -> str:
     if not _is_url(name):
         return name
     try:
-        import fsspec
-        from fsspec.implementations.local import LocalFileSystem
+        import fsspec  # optional dependency: imported only when used
+        from fsspec.implementations.local import LocalFileSystem  # optional dependency: imported only when used
 
         fs, path = fsspec.core.url_to_fs(name)
     except Exception:  # no fsspec, an unknown protocol: read later, and refused there
@@ -164,7 +164,7 @@ def expand_runs(runs: Iterable[str]) -> list[str]:
             fs, pattern = _filesystem(name)
             matches = [fs.unstrip_protocol(m) for m in sorted(fs.glob(pattern))]
         else:
-            import glob
+            import glob  # not at import: only this path needs it
 
             matches = sorted(glob.glob(name, recursive=True))
         if not matches:
@@ -178,7 +178,7 @@ def expand_runs(runs: Iterable[str]) -> list[str]:
 
 def _installed(who: str) -> None:
     """Dask missing: the one line _distributed says, without importing Dask (which starts a thread)."""
-    from importlib.util import find_spec
+    from importlib.util import find_spec  # not at import: only this path needs it
 
     try:
         found = find_spec("distributed") is not None
@@ -190,7 +190,7 @@ def _installed(who: str) -> None:
 
 def _distributed(who: str = API) -> Any:
     try:
-        import distributed
+        import distributed  # optional dependency: imported only when used
     except ImportError:
         raise TrecgainError(f"Dask is not installed ({who} needs dask[distributed]): {INSTALL}") from None
     return distributed
@@ -209,11 +209,11 @@ class _Connection:
             self.client, self.owned = target, False
             return
         if not isinstance(target, str) or not target:
-            from . import check
+            from . import check  # not at import: only this path needs it
 
             raise TrecgainError(f"{who}: client must be a distributed.Client, a scheduler's address or 'local', "
                                 f"not {check.show(target)}")
-        import logging
+        import logging  # not at import: only this path needs it
 
         try:
             if target == "local":
@@ -271,7 +271,7 @@ def _deaf_to_interrupts(start: Any) -> Any:
     it, instead of each worker printing its KeyboardInterrupt. Meanwhile a thread started
     before the block takes a Ctrl-C at once (the signal goes to a thread that does not block
     it, and the handler, the core's or Python's, does the rest); SIGINT is unblocked here after."""
-    import signal
+    import signal  # not at import: only this path needs it
 
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         return start()
@@ -291,7 +291,7 @@ def _quiet_resource_tracker() -> None:
     removes what the worker processes leave) started with its warnings off, so that a command
     ended by a signal (Ctrl-C: `trecgain: interrupted`) says nothing more: the tracker warns
     of the semaphores it then removes. An environment variable of the tracker's process only."""
-    from multiprocessing import resource_tracker
+    from multiprocessing import resource_tracker  # not at import: only this path needs it
 
     saved = os.environ.get("PYTHONWARNINGS")
     quiet = "ignore::UserWarning:multiprocessing.resource_tracker"
@@ -329,7 +329,7 @@ def _is_url(name: str) -> bool:
 
 def _filesystem(url: str) -> tuple[Any, str]:
     try:
-        import fsspec
+        import fsspec  # optional dependency: imported only when used
     except ImportError:
         raise TrecgainError("reading a run from a URL needs fsspec (and the filesystem's package, such as s3fs): "
                             "pip install fsspec", url) from None
@@ -345,7 +345,7 @@ class _Source:
     when known, and whether it can be read in parts (a plain regular file or object)."""
 
     def __init__(self, name: str, partition: int):
-        from .read import describe
+        from .read import describe  # not at import: only this path needs it
 
         self.arg = name  # as given: Result.source
         self.name = name if _utf8(name) else describe(name)
@@ -405,7 +405,7 @@ def _shipped(data: Any) -> Any:
 
 def _qrels(shipped: tuple) -> Any:
     """The qrels a task needs, read once per worker from what the client shipped."""
-    from . import _core
+    from . import _core  # not at import: only this path needs it
 
     key, name, fractional, data = shipped
     with _QRELS_LOCK:
@@ -421,7 +421,7 @@ def _open(location: str, kind: str) -> Any:
     """A binary file object of a path or an fsspec URL (not decompressed: the reader
     recognises gzip by its content, as for a local file)."""
     if kind == "url":
-        import fsspec
+        import fsspec  # optional dependency: imported only when used
 
         return fsspec.open(location, "rb", compression=None).open()
     return open(location, "rb")
@@ -513,7 +513,7 @@ class _Lines:
 
 def _read(part: dict, ranks: bool, data: bytes | None, lines: Any = None) -> Any:
     """The core's Run of one part (or the whole run)."""
-    from . import _core
+    from . import _core  # not at import: only this path needs it
 
     options = dict(first_line=part["first_line"], file_start=part["file_start"], allow_empty=part["allow_empty"])
     if part["kind"] == "bytes":
@@ -533,7 +533,7 @@ def _read(part: dict, ranks: bool, data: bytes | None, lines: Any = None) -> Any
 def _os_reason(err: BaseException) -> str:
     """Why a file could not be opened, as the system says it of a local file: fsspec's
     filesystems raise FileNotFoundError(path) and the like, without an errno."""
-    import errno
+    import errno  # not at import: only this path needs it
 
     strerror = getattr(err, "strerror", None)
     if strerror:
@@ -561,7 +561,7 @@ def _failure(err: TrecgainError) -> tuple:
 
 def _measure(qrels: Any, run: Any, job: dict, tie_check: bool) -> dict:
     """A part's run evaluated with the part options: what `assemble` needs of it."""
-    from . import _core
+    from . import _core  # not at import: only this path needs it
 
     out: dict = {}
     for key, options in (("main", job["options"]), ("reversed", job["reversed"])):
@@ -629,7 +629,7 @@ def _score_not_rank(run: Any, part: dict, data: bytes | None) -> bool:
 def _shuffle_map(part: dict, buckets: int) -> list[tuple[bytes, bytes]]:
     """A task: one part's run lines (already read without fault) sorted into buckets by the
     hash of their qid, each bucket its lines and their line numbers (array('Q') bytes)."""
-    from array import array
+    from array import array  # not at import: only this path needs it
 
     stream = _open(part["location"], part["kind"])
     with stream:
@@ -656,7 +656,7 @@ def _bucket(mapped: list, index: int) -> tuple[bytes, bytes]:
 
 def _shuffle_reduce(shipped: tuple, name: str, pieces: list, job: dict) -> dict:
     """A task: one bucket's lines from every part, in file order, read and measured."""
-    from array import array
+    from array import array  # not at import: only this path needs it
 
     data = b"".join(p[0] for p in pieces)
     numbers = array("Q")
@@ -736,19 +736,16 @@ class _Job:
 
     def __init__(self, client: Any, evaluator: Evaluator, keep: bool, tie_check: bool, progress: bool,
                  partition_bytes: int | None):
-        import hashlib
+        import hashlib  # not at import: only this path needs it
 
         self.client, self.evaluator, self.keep = client, evaluator, keep
         self.tie_check = tie_check and evaluator.ties == "docno"
         self.progress = _Progress(progress)
         self.watch = _Watch(client)
         self.requests = [r.to_core() for r in evaluator.requests]
-        self.options = evaluator._options()
-        part = list(self.options)
-        part[3], part[4] = False, True  # complete off, empty_ok on: a part measures its own queries
-        reversed_part = list(part)
-        reversed_part[-1] = (part[-1][0], "reversed")
-        self.task = {"requests": self.requests, "options": tuple(part), "reversed": tuple(reversed_part),
+        self.options = evaluator.core_options()
+        self.task = {"requests": self.requests, "options": evaluator.core_options(part=True),
+                     "reversed": evaluator.core_options("reversed", part=True),
                      "ranks": evaluator.ties == "rank", "tie_check": self.tie_check}
         qrels = evaluator.qrels
         data = qrels.to_bytes()
@@ -764,7 +761,7 @@ class _Job:
         """A future of `data`, for tasks to take: a task of its own, which the scheduler can run
         again if every worker holding it dies (scattered data would be lost), and which each
         worker that needs it fetches once."""
-        import warnings
+        import warnings  # not at import: only this path needs it
 
         with warnings.catch_warnings():  # a large graph: the qrels are meant to be in it
             warnings.simplefilter("ignore")
@@ -784,7 +781,7 @@ class _Job:
         except TrecgainError:
             raise
         except Exception as err:
-            from distributed import scheduler
+            from distributed import scheduler  # optional dependency: imported only when used
 
             if isinstance(err, scheduler.KilledWorker):
                 raise TrecgainError(f"a Dask worker died while evaluating it, too often for the scheduler to try "
@@ -798,7 +795,7 @@ class _Job:
     def wait(self, futures: list, name: str) -> None:
         """Until every future is done (or failed), the progress bar moving; a cluster that has
         had no worker for the watch's time is a TrecgainError naming the run."""
-        from distributed import TimeoutError as StillWaiting, wait
+        from distributed import TimeoutError as StillWaiting, wait  # optional dependency: imported only when used
 
         waiting = [f for f in futures if not f.done()]
         self.progress.tick(len(futures) - len(waiting))
@@ -829,7 +826,7 @@ class _Watch:
         self.looked = 0.0
 
     def check(self, name: str) -> None:
-        import time
+        import time  # not at import: only this path needs it
 
         now = time.monotonic()
         if now - self.looked < _POLL_SECONDS:
@@ -862,8 +859,8 @@ def _worker_count(client: Any) -> int | None:
 
 def _no_workers_seconds() -> float:
     """Dask's distributed.scheduler.no-workers-timeout in seconds, or NO_WORKERS_SECONDS."""
-    import dask
-    from dask.utils import parse_timedelta
+    import dask  # optional dependency: imported only when used
+    from dask.utils import parse_timedelta  # optional dependency: imported only when used
 
     value = dask.config.get("distributed.scheduler.no-workers-timeout", None)
     if value is None:
@@ -1035,16 +1032,13 @@ class _Plan:
         run_warnings = next((r["warnings"] for r in results if r["warnings"]), [])
         lines = sum(r["lines"] for r in results)
         evaluation = self._assemble(measured, "main", job.options, tag, run_warnings, lines, job.keep)
-        from .evaluate import Result
-
         evaluator = job.evaluator
-        result = Result(evaluation, evaluator.requests, evaluator._follows_10(), list(evaluation.warnings),
-                        job.keep, evaluator._notes(info, evaluation), self.source.arg)
+        result = evaluator.result(evaluation, info, job.keep, self.source.arg)
         if job.tie_check and evaluation.mixed_tie_queries:
             missing = [i for i, r in enumerate(measured) if "reversed" not in r]
             if missing:  # parts without mixed ties of their own: measured again, ties reversed
                 measured = self._reversed(measured, missing)
-            info.reversed = self._assemble(measured, "reversed", evaluator._options("reversed"), tag, [], lines,
+            info.reversed = self._assemble(measured, "reversed", evaluator.core_options("reversed"), tag, [], lines,
                                            False)
         return result, info
 
@@ -1053,7 +1047,7 @@ class _Plan:
 
     def _assemble(self, measured: list[dict], key: str, options: tuple, tag: bytes, run_warnings: list[str],
                   lines: int, keep: bool) -> Any:
-        from . import _core
+        from . import _core  # not at import: only this path needs it
 
         job = self.job
         failures = [r[key]["failure"] for r in measured if "failure" in r[key]]

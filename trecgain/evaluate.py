@@ -12,7 +12,7 @@ from . import _core, check
 from .discounts import parse_discount
 from .errors import TrecgainError
 from .gains import parse_global_gains
-from .measures import Request, parse_requests, rule_notes
+from .measures import REGISTRY, Request, parse_requests, rule_notes
 from .read import read_qrels, read_run
 from .record import Record
 
@@ -34,6 +34,14 @@ class Line(Record):
     per query, the per-query values and the `all` value."""
 
     __slots__ = ("name", "kind", "per_query", "values", "summary")
+
+
+class LineFormat(Record):
+    """How one output line is made from an evaluation: its name, kind (float | count | tag |
+    chars), whether it is printed per query, its summary rule ("none": no `all` line), the
+    first value slot of the line in a query's row, and how many slots it takes."""
+
+    __slots__ = ("name", "kind", "per_query", "rule", "slot", "slots")
 
 
 class Result(Record):
@@ -73,12 +81,12 @@ class Result(Record):
     def runid(self) -> str:
         return _text(self.evaluation.tag)
 
-    def _formats(self) -> list[tuple[str, str, bool, str, int, int]]:
-        """Per output line: name, kind, per_query, summary rule, first value slot, slots."""
+    def line_formats(self) -> list[LineFormat]:
+        """Each output line's format, in trec_eval's order."""
         out, slot = [], 0
         for r in self.requests:
             for name, slots in zip(r.lines, r.slots()):
-                out.append((name, r.measure.value, r.measure.per_query, r.measure.summary, slot, slots))
+                out.append(LineFormat(name, r.measure.value, r.measure.per_query, r.measure.summary, slot, slots))
                 slot += slots
         return out
 
@@ -88,10 +96,10 @@ class Result(Record):
         self._kept("Result.lines")
         out = []
         summaries = self.evaluation.summaries
-        for name, kind, per_query, rule, slot, slots in self._formats():
-            columns = [self.evaluation.column(slot + i) for i in range(slots)]
-            values = [_value(list(row), kind, rule) for row in zip(*columns)] if columns else []
-            out.append(Line(name, kind, per_query, values, self._summary(summaries, kind, rule, slot)))
+        for f in self.line_formats():
+            columns = [self.evaluation.column(f.slot + i) for i in range(f.slots)]
+            values = [_value(list(row), f.kind, f.rule) for row in zip(*columns)] if columns else []
+            out.append(Line(f.name, f.kind, f.per_query, values, self._summary(summaries, f.kind, f.rule, f.slot)))
         return out
 
     def _summary(self, summaries: list[float], kind: str, rule: str, slot: int) -> object:
@@ -135,9 +143,9 @@ class Result(Record):
         """The per-query lines' formats for a query of the run, and for one it lacks: with
         `printed`, only the lines printed for it, those of measures under trec_eval 10's rules
         (9.x's never evaluate it; `per_query` shows their empty ranking's values)."""
-        formats = [f for f in self._formats() if f[2]]
+        formats = [f for f in self.line_formats() if f.per_query]
         nine = self.evaluation.nine_slots
-        return formats, [f for f in formats if not (printed and f[4] < len(nine) and nine[f[4]])]
+        return formats, [f for f in formats if not (printed and f.slot < len(nine) and nine[f.slot])]
 
     def _query_rows(self, queries: Iterable[int], printed: bool) -> list[tuple[str, dict[str, float | int | str]]]:
         """Each query's per-query lines (`printed`: see _line_formats)."""
@@ -147,16 +155,15 @@ class Result(Record):
         for q in queries:
             row = self.evaluation.row(q)
             shown = formats if in_run[q] else absent_formats
-            out.append((qids[q], {name: _value(row[slot:slot + slots], kind, rule)
-                                  for name, kind, _, rule, slot, slots in shown}))
+            out.append((qids[q], {f.name: _value(row[f.slot:f.slot + f.slots], f.kind, f.rule) for f in shown}))
         return out
 
     @property
     def aggregate(self) -> dict[str, float | int | str]:
         """{line name: value of the `all` line}."""
         summaries = self.evaluation.summaries
-        return {name: self._summary(summaries, kind, rule, slot)
-                for name, kind, _, rule, slot, _ in self._formats() if rule != "none"}
+        return {f.name: self._summary(summaries, f.kind, f.rule, f.slot)
+                for f in self.line_formats() if f.rule != "none"}
 
     def to_dataframe(self, form: str = "wide", summary: bool = False):
         """The values as a pandas DataFrame (pandas is optional: install it to use this).
@@ -168,16 +175,16 @@ class Result(Record):
         form = check.choice(form, "form", ("wide", "long"))
         summary = check.flag(summary, "summary")
         try:
-            import pandas as pd
+            import pandas as pd  # optional dependency: imported only when used
         except ImportError:
             raise ImportError("to_dataframe needs pandas: pip install pandas") from None
         if form == "long":
-            from . import formats
+            from . import formats  # not at import: only this path needs it
 
             rows = formats.rows(formats.run_values(self, self.source, True, summary))
             return pd.DataFrame(list(rows), columns=list(formats.ROW_FIELDS))
         per_query = self.per_query
-        names = [f[0] for f in self._formats() if f[2]]
+        names = [f.name for f in self.line_formats() if f.per_query]
         columns = {n: [row[n] for row in per_query.values()] for n in names}
         index = self.qids
         if summary:
@@ -191,7 +198,7 @@ class Result(Record):
     def to_json(self, per_query: bool = False, summary: bool = True) -> str:
         """This run's object of the command's `--format json` document: file (the run's file
         or null), runid, aggregate (unless summary=False) and per_query (with per_query=True)."""
-        from . import formats
+        from . import formats  # not at import: only this path needs it
 
         per_query = check.flag(per_query, "per_query")
         summary = check.flag(summary, "summary")
@@ -204,8 +211,7 @@ class Result(Record):
                                 f"not {check.show(write)}")
         per_query = check.flag(per_query, "per_query")
         summary = check.flag(summary, "summary")
-        lines = [(name.encode(), kind, shown, rule != "none", slots)
-                 for name, kind, shown, rule, _, slots in self._formats()]
+        lines = [(f.name.encode(), f.kind, f.per_query, f.rule != "none", f.slots) for f in self.line_formats()]
         self.evaluation.write_trec(lines, per_query, summary, self.absent_queries, write)
 
     def to_trec_bytes(self, per_query: bool = False, summary: bool = True) -> bytes:
@@ -226,11 +232,11 @@ def _py(value: float, kind: str) -> float | int:
     return int(value) if kind == "count" else float(value)
 
 
-def _fast(formats: list) -> list[tuple[str, int, int, bool, str, str]]:
-    """Line formats as each_query_values reads them: (name, slot, slots, whether the value is
-    the slot's double itself, kind, summary rule)."""
-    return [(name, slot, slots, kind == "float" and rule != "geometric_mean" and slots == 1, kind, rule)
-            for name, kind, _, rule, slot, slots in formats]
+def _fast(formats: list[LineFormat]) -> list[tuple[str, int, int, bool, str, str]]:
+    """Line formats as each_query_values reads them in its inner loop: (name, slot, slots,
+    whether the value is the slot's double itself, kind, summary rule)."""
+    return [(f.name, f.slot, f.slots, f.kind == "float" and f.rule != "geometric_mean" and f.slots == 1, f.kind,
+             f.rule) for f in formats]
 
 
 def _value(slots: list[float], kind: str, rule: str) -> float | int | str:
@@ -239,7 +245,7 @@ def _value(slots: list[float], kind: str, rule: str) -> float | int | str:
     if kind == "chars":
         return "".join(chr(int(c)) for c in slots if c)
     if rule == "geometric_mean":
-        import math
+        import math  # not at import: only this path needs it
 
         return math.exp(slots[0])
     return _py(slots[0], kind)
@@ -265,7 +271,7 @@ class Evaluator:
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
                  exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4,
                  num_docs: int = 0, ties: str = "docno"):
-        compat = _compat(compat)
+        compat = compat_mode(compat)
         measures = check.measures(measures)
         relevance_level = _level(relevance_level)
         judged_only = check.flag(judged_only, "judged_only (-J)")
@@ -303,10 +309,13 @@ class Evaluator:
         the core decides per measure (its kernel table's in_trec_eval_9)."""
         return self.compat == "10" or not all(r.measure.in_trec_eval_9 for r in self.requests)
 
-    def _options(self, ties: str | None = None) -> tuple:
-        """The options tuple trecgain._core reads (`ties`: another tie rule than the evaluator's)."""
-        return (float(self.relevance_level), bool(self.judged_only), self.max_docs, bool(self.complete),
-                bool(self.complete and self._follows_10()), self.compat,
+    def core_options(self, ties: str | None = None, part: bool = False) -> tuple:
+        """The options tuple trecgain._core reads (`ties`: another tie rule than the evaluator's;
+        `part`: for a part of a run measured on its own, trecgain.distributed: -c off, and a part
+        without the qrels' queries not an error)."""
+        complete = bool(self.complete) and not part
+        empty_ok = True if part else bool(self.complete and self._follows_10())
+        return (float(self.relevance_level), bool(self.judged_only), self.max_docs, complete, empty_ok, self.compat,
                 self.discount.to_core(),
                 self.global_gains.to_core() if self.global_gains else None, bool(self.exact_ideal),
                 int(self.err_max_grade), (self.num_docs, ties or self.ties))
@@ -329,8 +338,13 @@ class Evaluator:
         source = _source_name(run)
         run = self.read_run(run)
         tie_lines = _slot_masks(self.requests)[0] if check_ties else None
-        evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self._options(),
+        evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self.core_options(),
                                     keep_values, tie_lines)
+        return self.result(evaluation, run, keep_values, source)
+
+    def result(self, evaluation: Any, run: Any, keep_values: bool, source: str | None) -> Result:
+        """The Result of the core's evaluation of `run` (a core Run, or what has its `source`
+        and `score_is_rank`: trecgain.distributed puts an evaluation together from parts)."""
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
                       self._notes(run, evaluation), source)
 
@@ -393,8 +407,6 @@ def _ties(value: object, requests: list[Request], max_docs: int | None) -> str:
     if value == "average":
         refused = [r.measure.name for r in requests if not r.measure.tie_average]
         if refused:
-            from .measures import REGISTRY
-
             supported = ", ".join(m.name for m in REGISTRY if m.tie_average)
             raise TrecgainError(f"--ties average (expected values over every ordering of tied documents) is "
                                 f"defined for {supported}; not for {', '.join(dict.fromkeys(refused))}")
@@ -406,7 +418,7 @@ def _ties(value: object, requests: list[Request], max_docs: int | None) -> str:
 
 def _source_name(run: object) -> str | None:
     """The run's file name, when it is given as a path (or '-')."""
-    import os
+    import os  # not at import: only this path needs it
 
     if isinstance(run, (str, os.PathLike)):
         name = os.fspath(run)
@@ -414,8 +426,8 @@ def _source_name(run: object) -> str | None:
     return None
 
 
-def _compat(value: object) -> str:
-    """compat="10" or "9", or the ints 10 and 9."""
+def compat_mode(value: object) -> str:
+    """compat="10" or "9", or the ints 10 and 9: the mode's string (else a TrecgainError)."""
     number = check.integer(value)
     text = str(number) if number is not None else value
     if text not in COMPAT_MODES:

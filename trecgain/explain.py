@@ -12,9 +12,15 @@ kernels: they are the evaluation's, bit for bit.  `main(args)` is the command.
 
 from __future__ import annotations
 
-from . import check
+from . import _core, check
+from .console import UsageError, fail, integer_option, parse_args, quiet_stdout, say, tie_rule, write_stdout
+from .discounts import TREC_EVAL
 from .errors import TrecgainError
+from .evaluate import Evaluator, compat_mode
 from .formats import aligned, dumps
+from .measures import parse_requests
+from .output import swapped_error
+from .read import read_qrels, read_run
 from .record import Record
 
 #: The kernels explain shows, and the ir_measures names that reach them.
@@ -120,8 +126,6 @@ def _options_of(evaluator, fractional_grades: bool) -> dict:
 def parse_measure(measure: object, compat: str = "10"):
     """One supported measure (`ndcg_cut.10`, `ndcg.1=1,2=3`, `nDCG@10`) as its Request; anything
     else is refused, naming what explain supports."""
-    from .measures import parse_requests
-
     if not isinstance(measure, str) or not measure:
         raise TrecgainError(f"explain's measure must be a measure name such as 'ndcg_cut.10', not "
                             f"{check.show(measure)}")
@@ -146,15 +150,10 @@ def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_on
     With `global_gains`, or a `discount` other than log:2, the
     explanation has two sides: trec_eval's default (linear gains, log2) and the given one.
     Another keyword (complete, num_docs, ...) is a TrecgainError naming those it takes."""
-    import copy
-
-    from . import _core
-    from .discounts import TREC_EVAL
-    from .evaluate import Evaluator, _compat
-    from .read import read_run
+    import copy  # not at import: only this path needs it
 
     check.keywords(unknown, KEYWORDS, "explain", "its options")
-    parse_measure(measure, _compat(compat))  # refused before any file is read
+    parse_measure(measure, compat_mode(compat))  # refused before any file is read
     evaluator = Evaluator(qrels, measures=[measure], relevance_level=relevance_level, judged_only=judged_only,
                           max_docs=max_docs, compat=compat, global_gains=global_gains, discount=discount,
                           exact_ideal=exact_ideal, fractional_grades=fractional_grades, ties=ties)
@@ -170,7 +169,7 @@ def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_on
     to_core = request.to_core()
 
     def run_core(ev, rows: int) -> dict:
-        return _core.explain(ev.qrels, core_run, to_core, ev._options(), qid, rows)
+        return _core.explain(ev.qrels, core_run, to_core, ev.core_options(), qid, rows)
 
     results = [run_core(ev, 0) for _, ev in sides]
     longest = max(len(r["rows"]) for r in results)
@@ -395,32 +394,28 @@ Options:
 
 def main(args: list[str]) -> int:
     """`trecgain explain ...`: the exit status (errors: one line on stderr, nothing on stdout)."""
-    from .cli import UsageError, _fail, _quiet_stdout, _say, _write, parse_args
-
     try:
         options, files = parse_args(list(args), OPTIONS, DEFAULTS)
         if options["show_help"]:
-            _write(HELP.encode())
+            write_stdout(HELP.encode())
             return 0
-        output = _command(options, files, _say)
-        _write(output.encode("utf-8", "surrogateescape"))
+        output = _command(options, files, say)
+        write_stdout(output.encode("utf-8", "surrogateescape"))
     except TrecgainError as err:
-        return _fail(str(err), 1)
+        return fail(str(err), 1)
     except UsageError as err:
-        return _fail(f"explain: {err} (usage: trecgain explain -m MEASURE --query QID [options] QRELS RUN; "
-                     "--help for help)", 2)
+        return fail(f"explain: {err} (usage: trecgain explain -m MEASURE --query QID [options] QRELS RUN; "
+                    "--help for help)", 2)
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+        return fail("interrupted", 130)
     except MemoryError:
-        return _fail("out of memory", 1)
+        return fail("out of memory", 1)
     except BrokenPipeError:
-        _quiet_stdout()
+        quiet_stdout()
     return 0
 
 
 def _command(o: dict, files: tuple[str, ...], say) -> str:
-    from .cli import UsageError, _integer, _tie_rule
-
     if not o["measures"]:
         raise UsageError("give a measure with -m")
     if o["query"] is None:
@@ -429,18 +424,15 @@ def _command(o: dict, files: tuple[str, ...], say) -> str:
         raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
     if o["compat"] not in ("10", "9"):
         raise UsageError(f"option --compat takes 10 or 9, not '{o['compat']}'")
-    _tie_rule(o["ties"])
+    tie_rule(o["ties"])
     if o["format"] not in ("text", "json"):
         raise UsageError(f"option --format takes text or json, not '{o['format']}'")
     if files.count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one file only")
     for m in o["measures"]:  # refused before any file is read
         parse_measure(m, o["compat"])
-    level = _integer(o["level"], "-l") if o["level"] is not None else 1
-    max_docs = _integer(o["max_docs"], "-M", 0)
-    from .output import swapped_error
-    from .read import read_qrels, read_run
-
+    level = integer_option(o["level"], "-l") if o["level"] is not None else 1
+    max_docs = integer_option(o["max_docs"], "-M", 0)
     try:
         qrels = read_qrels(files[0], fractional=o["fractional_grades"])
         run = read_run(files[1], ranks=o["ties"] == "rank")

@@ -85,7 +85,7 @@ def dumps(document: object, indent: int | None = 2) -> str:
     """Strict JSON, ASCII only (identifiers that are not UTF-8 come out as escapes): NaN and
     the infinities, which JSON cannot spell, are null wherever they are (the one JSON rule of
     --format json and jsonl, Result.to_json and explain)."""
-    import json
+    import json  # not at import: only this path needs it
 
     try:
         return json.dumps(document, allow_nan=False, indent=indent)
@@ -206,7 +206,7 @@ def _write_run(form: str, run: RunValues | bytes, out: _Buffered) -> None:
     elif form == "jsonl":
         _write_jsonl_run(run, out)
     else:
-        import csv
+        import csv  # not at import: only this path needs it
 
         writer = csv.writer(out, delimiter=_delimiter(form), lineterminator="\n")
         _each_row(run, lambda run_, query, name, value, summary: writer.writerow(
@@ -215,7 +215,7 @@ def _write_run(form: str, run: RunValues | bytes, out: _Buffered) -> None:
 
 def _write_jsonl_run(values: RunValues, out: _Buffered) -> None:
     """One JSON object per row, as json.dumps spells {field: value} (its ', ' and ': ')."""
-    import json
+    import json  # not at import: only this path needs it
 
     names: dict[str, str] = {}
 
@@ -263,7 +263,7 @@ def _write_json_run(values: RunValues, out: _Buffered) -> None:
     if values.per_query is None:
         out.write("    " + text)
         return
-    import json
+    import json  # not at import: only this path needs it
 
     out.write("    " + text[:-len("\n    }")] + ',\n      "per_query": {')
     written = [0]

@@ -62,7 +62,7 @@ from itertools import groupby
 from operator import itemgetter
 
 from .errors import TrecgainError
-from .read import _open
+from .read import open_source
 
 TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
 if TYPE_CHECKING:
@@ -333,8 +333,8 @@ class _Lines:
             raise TrecgainError("gdeval reads files (a path, '-' or an open file), not a dict")
         if (not isinstance(source, (str, os.PathLike, io.TextIOBase)) and not hasattr(source, "peek")
                 and callable(getattr(source, "read", None)) and getattr(source, "closed", False) is not True):
-            source = io.BufferedReader(_Reader(source))  # what _open would do, if read() were enough for it
-        self.name, self._stream, self._owned = _open(source)
+            source = io.BufferedReader(_Reader(source))  # what open_source would do, if read() were enough for it
+        self.name, self._stream, self._owned = open_source(source)
         self._source = source
         self.count = 0
 
@@ -403,7 +403,7 @@ class _Reader(io.RawIOBase):
 
 
 def _release(stream: object, source: Source) -> None:
-    """Let go of a caller's file object (or standard input) without closing it: _open wraps one
+    """Let go of a caller's file object (or standard input) without closing it: open_source wraps one
     that lacks peek() in an io.BufferedReader, which would close it when collected; detach it."""
     if isinstance(source, (str, os.PathLike)):  # '-' (a path is owned, and closed)
         given = getattr(sys.stdin, "buffer", sys.stdin)

@@ -326,7 +326,7 @@ def rule_notes(requests: list[Request], global_gains: GainSpec | None = None, di
     the lines (their values are not trec_eval's): --global-gains other than linear, a
     --discount other than log:2, --exact-ideal, --ties average.  trec_eval's own gain strings
     need none: the line's name shows them."""
-    from .discounts import TREC_EVAL
+    from .discounts import TREC_EVAL  # not at import: only this path needs it
 
     notes = []
     if global_gains is not None and (global_gains.scheme != "linear"
@@ -355,7 +355,7 @@ def _rule_note(requests: list[Request], option: str, what: str) -> str:
     if len(lines) > 1:
         whose = "trec_eval's or ir_measures' values" if any(r.label for r in requests) else "trec_eval's values"
         return f"{named} are computed with {option}, not trec_eval's {what}: do not report them as {whose}"
-    trec = names_module.trec_line_name(lines[0])
+    trec = trec_line_name(lines[0])
     if not requests[0].label:
         whose = f"trec_eval's {trec}"
     else:
@@ -537,3 +537,25 @@ def describe(name: str) -> str:
 
 def _plain(x: float | int) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def trec_line_name(text: str) -> str:
+    """The trec_eval line an ir_measures name prints the same value as (`nDCG@10` ->
+    ndcg_cut_10, `AP` -> map, `IPrec@0.5` -> iprec_at_recall_0.50); any other name, and an
+    ir_measures name with no such line (its own gains, rel=, judged_only=, RR@10), as it is."""
+    if text in BY_NAME or not names_module.is_ir_measures_name(text):
+        return text
+    try:
+        parsed = names_module.parse(text)
+    except TrecgainError:
+        return text
+    if parsed.gains is not None or parsed.judged_only or parsed.rel is not None:
+        return text
+    measure = BY_NAME[parsed.measure]
+    if measure.naming == "cutoffs" and parsed.cutoff is not None:
+        return measure.line_names(Params(cutoffs=(parsed.cutoff,)), None)[0]
+    if measure.naming == "points" and parsed.numbers:
+        return measure.line_names(Params(numbers=parsed.numbers), None)[0]
+    if measure.naming in ("plain", "params") and parsed.cutoff is None and not parsed.numbers:
+        return measure.name  # params: a gain measure without a gain string (nDCG is ndcg)
+    return text

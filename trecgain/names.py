@@ -1,6 +1,7 @@
 """ir_measures-style measure names (`nDCG@10`, `nDCG(dcg='exp-log2')@10`, `ndcg@10`), parsed
 as data: the parameter list is read with Python's parser and only literals are accepted,
-never evaluated as code."""
+never evaluated as code.  What a name means in the registry (its trec_eval line:
+trecgain.measures.trec_line_name) is trecgain.measures': it imports this module, never the reverse."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ class IrMeasure(Record):
 
 def close_matches(name: str, known: list[str], n: int = 3) -> list[str]:
     """Known names like `name`, case aside (`mAP` finds map, `Recall` recall), best first."""
-    import difflib
+    import difflib  # not at import: only this path needs it
 
     by_lower: dict[str, str] = {}
     for k in known:
@@ -74,7 +75,7 @@ def suggestions(text: str) -> list[str]:
     """What an unknown ir_measures-style name most likely meant, spelled in full when that
     parses: the name in its own case (`NDCG@10` -> nDCG@10), an alias (`MRR@10` -> RR@10,
     `map@100` -> AP@100); else close names (up to three)."""
-    import re
+    import re  # not at import: only this path needs it
 
     match = re.fullmatch(_FORM, text)
     if not match:
@@ -122,7 +123,7 @@ def parse(text: str) -> IrMeasure:
     params = _literals(match["params"] or "", text)
     for key in params:
         if key not in allowed | {"cutoff"}:
-            import difflib
+            import difflib  # not at import: only this path needs it
 
             close = difflib.get_close_matches(key, sorted(allowed), n=2, cutoff=0.4)
             hint = f"did you mean {' or '.join(close)}?" if close else f"known: {', '.join(sorted(allowed)) or 'none'}"
@@ -199,7 +200,7 @@ def _literals(source: str, text: str) -> dict[str, object]:
     if not source.strip():
         return {}
     import ast  # only for names with a parameter list
-    import warnings
+    import warnings  # not at import: only this path needs it
 
     if len(source) > 10_000:
         raise TrecgainError(f"measure '{text[:40]}...': the parameter list is too long")
@@ -223,7 +224,7 @@ def _literals(source: str, text: str) -> dict[str, object]:
 def _gain(value: int | float, text: str) -> float:
     """A gain as a double, within the core's bounds (a 400-digit integer is too large, not an error
     of Python's)."""
-    from .gains import check_gain
+    from .gains import check_gain  # not at import: only this path needs it
 
     try:
         gain = float(value)
@@ -254,27 +255,3 @@ def _flag(value: object, name: str, text: str) -> bool:
     if not isinstance(value, bool):
         raise TrecgainError(f"measure '{text}': {name} must be True or False")
     return value
-
-
-def trec_line_name(text: str) -> str:
-    """The trec_eval line an ir_measures name prints the same value as (`nDCG@10` ->
-    ndcg_cut_10, `AP` -> map, `IPrec@0.5` -> iprec_at_recall_0.50); any other name, and an
-    ir_measures name with no such line (its own gains, rel=, judged_only=, RR@10), as it is."""
-    from .measures import BY_NAME, Params
-
-    if text in BY_NAME or not is_ir_measures_name(text):
-        return text
-    try:
-        parsed = parse(text)
-    except TrecgainError:
-        return text
-    if parsed.gains is not None or parsed.judged_only or parsed.rel is not None:
-        return text
-    measure = BY_NAME[parsed.measure]
-    if measure.naming == "cutoffs" and parsed.cutoff is not None:
-        return measure.line_names(Params(cutoffs=(parsed.cutoff,)), None)[0]
-    if measure.naming == "points" and parsed.numbers:
-        return measure.line_names(Params(numbers=parsed.numbers), None)[0]
-    if measure.naming in ("plain", "params") and parsed.cutoff is None and not parsed.numbers:
-        return measure.name  # params: a gain measure without a gain string (nDCG is ndcg)
-    return text

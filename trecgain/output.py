@@ -101,7 +101,7 @@ def _head(path: str, gzip: bool, size: int = 65536) -> bytes:
         with open(path, "rb") as f:
             head = f.read(size)
         if gzip and head[:2] == b"\x1f\x8b":
-            import zlib
+            import zlib  # not at import: only this path needs it
 
             try:
                 head = zlib.decompressobj(wbits=47).decompress(head, size)
@@ -220,7 +220,7 @@ def on_signal(signum: int, frame: object) -> None:
 
 
 def _raise_for(signum: int) -> None:
-    import signal
+    import signal  # not at import: only this path needs it
 
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
@@ -230,7 +230,7 @@ def _raise_for(signum: int) -> None:
 def _temporary_beside(final: str, target: str) -> tuple[str, BinaryIO]:
     """A new file (its name and open binary file) in the directory of `final`, the file
     `target` names."""
-    import secrets
+    import secrets  # not at import: only this path needs it
 
     directory, base = os.path.split(final)
     for _ in range(100):

@@ -127,9 +127,10 @@ def _not_a_source(source: object, what: str) -> str:
     return f"{check.a(source)} is not a source: expected {expected}"
 
 
-def _open(source: Source) -> tuple[str, IO[bytes], bool]:
-    """Open a path, '-' or a file object as a binary stream, gzip detected by content
-    (for gdeval, which reads its files itself)."""
+def open_source(source: Source) -> tuple[str, IO[bytes], bool]:
+    """Open a path, '-' or a file object as a binary stream, gzip detected by content (for
+    gdeval, which reads its files itself): its name for messages, the stream, and whether the
+    caller owns the stream (opened here: close it)."""
     name = describe(source)
     if isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
         try:
@@ -145,7 +146,7 @@ def _open(source: Source) -> tuple[str, IO[bytes], bool]:
     except OSError as err:
         raise TrecgainError(f"cannot read: {err.strerror or err}", name) from None
     if magic == b"\x1f\x8b":
-        import gzip
+        import gzip  # not at import: only this path needs it
 
         stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
     return name, stream, owned

@@ -54,7 +54,7 @@ def need_scipy() -> None:
 
 def _np():
     need_scipy()
-    import numpy as np
+    import numpy as np  # optional dependency: imported only when used
 
     return np
 
@@ -107,7 +107,7 @@ def paired_t(d: Sequence[float], confidence: float = 0.95) -> tuple[float, float
     same nonzero difference on every query: t = +-inf, p 0, interval [d, d] (scipy's limits).
     An interval with a bound past floating point's range is (nan, nan): not computable."""
     np = _np()
-    from scipy import stats
+    from scipy import stats  # optional dependency: imported only when used
 
     d = np.asarray(d, dtype=float)
     n = len(d)
@@ -161,7 +161,7 @@ def wilcoxon(d: Sequence[float]) -> float:
     """Two-sided Wilcoxon signed-rank p (scipy.stats.wilcoxon, zero differences dropped as
     Wilcoxon did); 1 when every difference is 0, nan without queries."""
     np = _np()
-    from scipy import stats
+    from scipy import stats  # optional dependency: imported only when used
 
     d = np.asarray(d, dtype=float)
     if len(d) == 0:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 
 from .errors import TrecgainError
+from .measures import BY_NAME, named_twice, one_list, parse_requests, request_for_line, suggestions, trec_line_name
+from .names import is_ir_measures_name
 from .record import Record
 
 TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
@@ -64,8 +66,6 @@ def printed_line(name: str, lines: Sequence[str] | dict[str, str], requests: Seq
 def _same_line(name: str, lines: Sequence[str] | dict[str, str]) -> str | None:
     if name in lines:
         return name
-    from .names import trec_line_name
-
     wanted = trec_line_name(name)
     return next((line for line in lines if wanted == trec_line_name(line)), None)
 
@@ -74,8 +74,6 @@ def which_measure(name: str, requests: Sequence[Request] = (), given: Sequence[s
     """Which -m prints an `all` line `name`, said for an error: with `requests` and the `-m`
     arguments `given`, a second parameter list for a measure already named (ignored, as by
     trec_eval) is not the answer: the one list is."""
-    from .measures import request_for_line
-
     meant = _printed_name(name)
     if meant is not None:
         printed = [line for r in requests for line in r.lines]
@@ -84,8 +82,6 @@ def which_measure(name: str, requests: Sequence[Request] = (), given: Sequence[s
     candidate = request_for_line(name)
     if candidate is None:
         return "no measure prints a line of that name (trecgain -h lists them)"
-    from .measures import parse_requests
-
     measure = parse_requests([candidate])[0].measure
     if measure.summary == "none":
         return f"{measure.name} has no 'all' line"
@@ -98,8 +94,6 @@ def which_measure(name: str, requests: Sequence[Request] = (), given: Sequence[s
 def _named_before(name: str, candidate: str, first: Request, given: Sequence[str]) -> str:
     """`-m candidate` would print line `name`, but its measure is named already with other
     parameters (`first`, a Request): the second list is ignored, as trec_eval ignores it."""
-    from .measures import named_twice, one_list, parse_requests
-
     measure, then = first.measure.name, candidate.partition(".")[2]
     for spec in given:
         if spec.partition(".")[0] == measure and "." in spec:
@@ -120,9 +114,6 @@ def _printed_name(name: str) -> str | None:
     """The printed line `name` most likely means when it is no line's name: the line of a
     request spelling (`ndcg_cut.10` -> ndcg_cut_10), of the name in its own case or an alias
     (`MAP` -> map), or the ir_measures spelling (`MRR@10` -> RR@10)."""
-    from .measures import BY_NAME, parse_requests, suggestions
-    from .names import is_ir_measures_name
-
     try:
         lines = [line for r in parse_requests([name]) for line in r.lines]
     except TrecgainError:

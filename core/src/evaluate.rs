@@ -13,7 +13,7 @@ use crate::label::{judged_grades, label_ranking, only_judged, stand_in_value};
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, KernelRecord, Notes, Query};
 use crate::options::{Compat, Options, Request, Summary, Ties};
-use crate::output::push_number;
+use crate::printf::printed;
 use crate::rank::{
     check_duplicates, mixed_ties, rank_query, rank_query_by, reverse_ties, tie_groups, Grouping,
 };
@@ -79,13 +79,6 @@ pub fn summaries_printed_differently(summaries: &[f64], other: &[f64], shown: &[
     (summaries.iter().zip(other).zip(shown))
         .filter(|((a, b), &shown)| shown && printed(**a) != printed(**b))
         .count()
-}
-
-/// A value as trec_eval prints it.
-pub fn printed(value: f64) -> Vec<u8> {
-    let mut text = Vec::new();
-    push_number(&mut text, value);
-    text
 }
 
 impl Evaluation {

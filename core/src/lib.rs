@@ -1,5 +1,6 @@
 //! trecgain's engine: read -> rank -> label -> measures -> summary -> output, one module per
-//! stage; `evaluate` drives them. No Python here: the bindings live in the root crate.
+//! stage; `evaluate` drives them; `printf` (trec_eval's number spelling) is a leaf both use.
+//! No Python here: the bindings live in the root crate.
 
 pub mod arena;
 pub mod error;
@@ -9,6 +10,7 @@ pub mod label;
 pub mod measures;
 pub mod options;
 pub mod output;
+pub mod printf;
 pub mod rank;
 pub mod read;
 pub mod summary;
