@@ -929,10 +929,13 @@ impl PyEvaluation {
         let mut failure: Option<PyErr> = None;
         let mut hand = |qids: Vec<&[u8]>, in_run: Vec<bool>, values: &[f64]| -> Result<(), Error> {
             let qids: Vec<_> = qids.into_iter().map(|q| PyBytes::new(py, q)).collect();
-            visit.call1((qids, in_run, values.to_vec())).map(|_| ()).map_err(|e| {
-                failure = Some(e);
-                Error::new("visit failed")
-            })
+            visit
+                .call1((qids, in_run, values.to_vec()))
+                .map(|_| ())
+                .map_err(|e| {
+                    failure = Some(e);
+                    Error::new("visit failed")
+                })
         };
         let visited = match &self.measured {
             _ if self.complete() => {
@@ -944,15 +947,17 @@ impl PyEvaluation {
                     hand(qids, self.inner.in_run[start..end].to_vec(), values)
                 })
             }
-            Some(m) => Measuring::new(&m.qrels, &m.run, &m.requests, &m.options).and_then(|measuring| {
-                measuring
-                    .for_each_block(&mut |queries, rows| {
-                        let qids = queries.iter().map(|&q| measuring.qid(q)).collect();
-                        let in_run = queries.iter().map(|&q| measuring.in_run(q)).collect();
-                        hand(qids, in_run, rows)
-                    })
-                    .map(|_| ())
-            }),
+            Some(m) => {
+                Measuring::new(&m.qrels, &m.run, &m.requests, &m.options).and_then(|measuring| {
+                    measuring
+                        .for_each_block(&mut |queries, rows| {
+                            let qids = queries.iter().map(|&q| measuring.qid(q)).collect();
+                            let in_run = queries.iter().map(|&q| measuring.in_run(q)).collect();
+                            hand(qids, in_run, rows)
+                        })
+                        .map(|_| ())
+                })
+            }
             None => Err(Error::new("the per-query values were not kept")),
         };
         match (failure, visited) {
@@ -1192,6 +1197,77 @@ fn py_explain<'py>(
     explanation_dict(py, &explained.map_err(|e| to_py(py, e))?)
 }
 
+/// The core's measure records (`trecgain_core::measures::KERNELS`), in output order, one dict
+/// each with the facts as plain values: the Python registry is built from these (one call,
+/// when the registry is first imported).
+#[pyfunction]
+fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    use trecgain_core::measures::{Explain, Naming, ParamKind, Value, KERNELS};
+    let out = PyList::empty(py);
+    for k in KERNELS {
+        let d = PyDict::new(py);
+        d.set_item("name", k.name)?;
+        d.set_item("help", k.help)?;
+        let params = match k.params {
+            ParamKind::None => "none",
+            ParamKind::Cutoffs => "cutoffs",
+            ParamKind::Points => "points",
+            ParamKind::Numbers => "numbers",
+            ParamKind::Coefficients => "coefficients",
+            ParamKind::Length => "length",
+            ParamKind::Gains => "gains",
+            ParamKind::Persistence => "persistence",
+        };
+        d.set_item("params", params)?;
+        let naming = match k.naming {
+            Naming::Plain => "plain",
+            Naming::Params => "params",
+            Naming::Cutoffs => "cutoffs",
+            Naming::Points => "points",
+        };
+        d.set_item("naming", naming)?;
+        let value = match k.value {
+            Value::Float => "float",
+            Value::Count => "count",
+            Value::Tag => "tag",
+            Value::Chars => "chars",
+        };
+        d.set_item("value", value)?;
+        let summary = match k.summary {
+            Summary::Mean => "mean",
+            Summary::Sum => "sum",
+            Summary::SumJudgedRelevant => "sum_judged_relevant",
+            Summary::Count => "count",
+            Summary::Tag => "tag",
+            Summary::GeometricMean => "geometric_mean",
+            Summary::None => "none",
+        };
+        d.set_item("summary", summary)?;
+        d.set_item("per_query", k.per_query)?;
+        d.set_item("in_trec_eval_9", k.in_trec_eval_9)?;
+        d.set_item("in_trec_eval", k.in_trec_eval)?;
+        d.set_item("tie_average", k.tie_average)?;
+        d.set_item("gains", k.gains)?;
+        d.set_item("discounted", k.discounted)?;
+        d.set_item("rank_order", k.rank_order)?;
+        d.set_item("lower_is_better", k.lower_is_better)?;
+        let explain = k.explain.map(|e| match e {
+            Explain::Ndcg => "Ndcg",
+            Explain::NdcgCut => "NdcgCut",
+            Explain::Dcg => "Dcg",
+            Explain::Ideal => "Ideal",
+            Explain::Cg => "Cg",
+        });
+        d.set_item("explain", explain)?;
+        d.set_item("ir_measures", k.ir_measures.to_vec())?;
+        d.set_item("ir_params", k.ir_params.to_vec())?;
+        d.set_item("default_cutoffs", k.default_cutoffs.to_vec())?;
+        d.set_item("default_numbers", k.default_numbers.to_vec())?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
 fn explanation_dict<'py>(py: Python<'py>, e: &Explanation) -> PyResult<Bound<'py, PyDict>> {
     let rows = PyList::empty(py);
     for row in &e.rows {
@@ -1400,5 +1476,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(first_bad_id, m)?)?;
     m.add_function(wrap_pyfunction!(failing_query, m)?)?;
     m.add_function(wrap_pyfunction!(py_assemble, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels, m)?)?;
     Ok(())
 }

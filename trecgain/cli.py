@@ -45,20 +45,33 @@ OPTION_HELP = {
     "err_max_grade": ("G", "err_cut's top grade (default 4, as gdeval.pl)"),
     "ties": ("RULE", "docno (default: score, then docno descending, as trec_eval), rank (the\n"
              "rank column), average (each tied document its group's mean gain:\n"
-             "dcg, ndcg, ndcg_cut, dcg_cut, ndcg_p, cg_cut, ideal_dcg, the counts)"),
+             "{tie_average})"),
     "show_version": ("", "print the version"),
     "show_help": ("", "this help (-h -m NAME: what a measure computes)"),
 }
 
 
+def _option_text(text: str) -> str:
+    """An OPTION_HELP text with its `{tie_average}`: the measures whose records define
+    `--ties average` (those of a float value by name, then "the counts")."""
+    if "{tie_average}" not in text:
+        return text
+    from .measures import REGISTRY  # not needed for --version
+
+    named = [m.name for m in REGISTRY if m.tie_average and m.value == "float"]
+    counts = any(m.tie_average and m.value != "float" for m in REGISTRY)
+    return text.replace("{tie_average}", ", ".join(named + (["the counts"] if counts else [])))
+
+
 def _option_lines() -> list[str]:
-    """-h's option list, from OPTIONS and OPTION_HELP."""
+    """-h's option list, from OPTIONS and OPTION_HELP (with the measures --ties average is
+    defined for, from their records)."""
     by_key = {o[2]: o for o in OPTIONS}
     lines = []
     for key, (metavar, text) in OPTION_HELP.items():
         short, long, _, _ = by_key[key]
         spelled = (f"-{short}, " if short else "    ") + f"--{long}" + (f" {metavar}" if metavar else "")
-        first, *more = text.split("\n")
+        first, *more = _option_text(text).split("\n")
         lines.append(f"  {spelled:<31}{first}" if len(spelled) < 31 else f"  {spelled}  {first}")
         lines.extend(" " * 33 + line for line in more)
     return lines
@@ -558,7 +571,7 @@ def _completion(args: list[str]) -> int:
     words = {**_VALUE_WORDS, "measures": tuple(completion.measure_names()), "output_format": FORMATS,
              "ties": TIE_RULES}
     options = [completion.Option(short, long, takes != "flag", words.get(key, ()),
-                                 OPTION_HELP[key][1].replace("\n", " "))
+                                 _option_text(OPTION_HELP[key][1]).replace("\n", " "))
                for short, long, key, takes in OPTIONS if key in OPTION_HELP]  # not -D, -Z: refused
     return _help(completion.script(args[0], options, {name: help for name, (_, help) in SUBCOMMANDS.items()}))
 

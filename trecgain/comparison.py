@@ -28,13 +28,21 @@ DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10")
 DEFAULT_SEED = 42
 #: The tests significance markers can come from (`test=`).
 TESTS = ("randomization", "t", "wilcoxon", "tukey")
-#: Measures whose values --global-gains changes (unless the request has its own gains).
-GAIN_MEASURES = frozenset({"G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "cg_cut", "dcg_cut",
-                           "rbp", "rbp_resid"})
-#: Measures the nDCG@k figure goes with.
-_CURVE_MEASURES = GAIN_MEASURES | {"ndcg_p"}
-#: Measures for which a lower value is the better one (bold and markers follow).
-LOWER_IS_BETTER = frozenset({"unj"})
+
+
+def lower_is_better(measure: str) -> bool:
+    """A lower value of the registry measure is the better one (its record says; bold and
+    markers follow)."""
+    m = BY_NAME.get(measure)
+    return bool(m and m.lower_is_better)
+
+
+def _goes_with_curve(measure: str) -> bool:
+    """The nDCG@k figure goes with the measure: its gains or its discount are the figure's."""
+    m = BY_NAME.get(measure)
+    return bool(m and (m.gains or m.discounted))
+
+
 _SCHEME_NAMES = ("linear", "exp", "binary")
 _SUMMARIES = {"geometric_mean": "a geometric mean, printed only in the summary",
               "sum": "a sum over queries", "sum_judged_relevant": "a sum over queries", "count": "a count",
@@ -79,7 +87,7 @@ class MeasureResult(Record):
 
     @property
     def lower_is_better(self) -> bool:
-        return self.measure in LOWER_IS_BETTER
+        return lower_is_better(self.measure)
 
     @property
     def best(self) -> int | None:
@@ -202,7 +210,7 @@ class Comparison:
 
     @property
     def has_gain_measures(self) -> bool:
-        return any(m.measure in _CURVE_MEASURES for m in self.measures)
+        return any(_goes_with_curve(m.measure) for m in self.measures)
 
     @property
     def inputs(self) -> list[str]:
@@ -375,7 +383,7 @@ class _Comparer:
         owner = {}
         for r in evaluator.requests:
             for line in r.lines:
-                owner[line] = (r.measure.name, r.measure.name in GAIN_MEASURES and r.gains is None)
+                owner[line] = (r.measure.name, r.measure.gains and r.gains is None)
         out, skipped = [], []
         for f in result.line_formats():
             if f.rule == "mean" and f.per_query and f.kind == "float":
@@ -514,7 +522,7 @@ class _Comparer:
             adjusted = values if name == "tukey" else stats.adjust(values, self.correction)
             for pair, value in zip(out, adjusted):
                 pair.adjusted[name] = value
-        lower = measure in LOWER_IS_BETTER
+        lower = lower_is_better(measure)
         for pair in out:
             chosen = pair.adjusted[self.test]
             if math.isfinite(pair.diff) and not math.isnan(chosen) and chosen < self.alpha and pair.diff != 0.0:

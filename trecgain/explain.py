@@ -18,18 +18,19 @@ from .discounts import TREC_EVAL
 from .errors import TrecgainError
 from .evaluate import Evaluator, compat_mode
 from .formats import aligned, dumps
-from .measures import parse_requests
+from .measures import BY_NAME, REGISTRY, parse_requests
 from .output import swapped_error
 from .read import read_qrels, read_run
 from .record import Record
 
-#: The kernels explain shows, and the ir_measures names that reach them.
-SUPPORTED = ("ndcg", "ndcg_cut", "dcg", "dcg_cut", "ideal_dcg", "ndcg_p", "cg_cut")
-SUPPORTED_TEXT = ("ndcg, ndcg_cut, dcg, dcg_cut, ideal_dcg, ndcg_p and cg_cut (and the ir_measures "
-                  "names nDCG, nDCG@k, DCG and DCG@k)")
-#: What each kernel's value column is.
-_VALUE = {"ndcg": "nDCG", "ndcg_p": "nDCG", "ndcg_cut": "nDCG", "dcg": "DCG", "dcg_cut": "DCG",
-          "ideal_dcg": "IDCG", "cg_cut": "CG"}
+#: The measures explain shows (their records say how: `Measure.explain`), and the ir_measures
+#: names that reach them.
+SUPPORTED = tuple(m.name for m in REGISTRY if m.explain)
+_IR_NAMES = [n for m in REGISTRY if m.explain for n in m.ir_measures]
+SUPPORTED_TEXT = (f"{', '.join(SUPPORTED[:-1])} and {SUPPORTED[-1]} (and the ir_measures names "
+                  f"{', '.join(_IR_NAMES[:-1])} and {_IR_NAMES[-1]})")
+#: What each explain shape's value column is.
+_VALUE = {"Ndcg": "nDCG", "NdcgCut": "nDCG", "Dcg": "DCG", "Ideal": "IDCG", "Cg": "CG"}
 
 
 class Side(Record):
@@ -130,7 +131,7 @@ def parse_measure(measure: object, compat: str = "10"):
         raise TrecgainError(f"explain's measure must be a measure name such as 'ndcg_cut.10', not "
                             f"{check.show(measure)}")
     requests = parse_requests([measure], compat)
-    if len(requests) != 1 or requests[0].measure.name not in SUPPORTED:
+    if len(requests) != 1 or not requests[0].measure.explain:
         raise TrecgainError(f"explain shows {SUPPORTED_TEXT}, not '{measure}'")
     return requests[0]
 
@@ -263,8 +264,9 @@ def _text(e: Explanation) -> str:
     for s in d["sides"]:
         who = f"{_SIDE[s['name']]}: " if len(d["sides"]) > 1 else ""
         out.append(f"{who}gains {_describe_gains(s['gains'])}, discount {_describe_discount(s['discount'])}")
-    value = _VALUE[e.kernel]
-    running, ideal_running = ("CG", "ICG") if e.kernel == "cg_cut" else ("DCG", "IDCG")
+    shape = BY_NAME[e.kernel].explain
+    value = _VALUE[shape]
+    running, ideal_running = ("CG", "ICG") if shape == "Cg" else ("DCG", "IDCG")
     out.append(f"columns: discount = the divisor; gain/disc = what the document adds to {running}; ideal = the "
                f"ideal ranking's grade there; value = {value} at that rank")
     out.append("")

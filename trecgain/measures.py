@@ -13,6 +13,7 @@ from . import names as names_module
 from .check import digits
 from .errors import TrecgainError
 from .gains import GainSpec, parse_gain_spec
+from .kernels import RECORDS
 from .record import Record
 
 TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
@@ -106,9 +107,9 @@ def parse_gains(text: str, compat: str) -> Params:
     return Params(gains=parse_gain_spec(text, compat))
 
 
-def parse_persistence(text: str, compat: str) -> Params:
+def parse_persistence(text: str, compat: str, default_p: float = 0.9) -> Params:
     """rbp's `p=P` and level=gain pairs (trec_eval 10 reads them as one list of name=value
-    pairs; names that are not integers, as p, name no level)."""
+    pairs; names that are not integers, as p, name no level); `default_p`: the record's."""
     spec = parse_gain_spec(text, "10")
     p = None
     for item in text.split(","):
@@ -116,7 +117,7 @@ def parse_persistence(text: str, compat: str) -> Params:
         if name == "p":
             p = float(value)  # the last p= wins, as in trec_eval
     gains = spec if any(pair.level is not None for pair in spec.pairs) else None
-    return Params(numbers=(0.9 if p is None else p,), gains=gains)  # given: never the plain default
+    return Params(numbers=(default_p if p is None else p,), gains=gains)  # given: never the plain default
 
 
 def _no_params(text: str, compat: str) -> Params:
@@ -127,8 +128,9 @@ def _no_params(text: str, compat: str) -> Params:
 
 
 class Measure(Record):
-    """One registry record: name, help, how parameters are parsed (`parse(text, compat)` to
-    Params) and their `default`, how its lines are named and summed:
+    """One registry record, as the core's record (core/src/measures/mod.rs, `KERNELS`) declares
+    it: name, help, how parameters are parsed (`parse(text, compat)` to Params) and their
+    `default`, how its lines are named and summed:
 
     - naming: plain | params (name_TEXT when given) | cutoffs (name_K per cutoff) |
       points (name_%3.2f per number)
@@ -141,13 +143,22 @@ class Measure(Record):
     - tie_average: True where `--ties average` is defined: sums of gains (the expected value
       over every ordering of a tie is the sum with each tied document given the group's mean
       gain) and the counts no ordering changes
+    - gains: its gains come from the gain table (--global-gains, compare's schemes, --exact-ideal)
+    - discounted: --discount changes it; rank_order: --ties average changes it
+    - lower_is_better: compare's bold and markers follow the lower value
+    - explain: how `trecgain explain` shows it (None: it does not)
+    - ir_measures: its ir_measures spellings (names.py reads them)
+    - kernel: the core's kernel that computes it, when not the one of its name (a registered
+      measure's, see `register`)
     """
 
     __slots__ = ("name", "help", "parse", "default", "naming", "value", "summary", "per_query",
-                 "in_trec_eval_9", "in_trec_eval", "tie_average")
+                 "in_trec_eval_9", "in_trec_eval", "tie_average", "gains", "discounted", "rank_order",
+                 "lower_is_better", "explain", "ir_measures", "kernel")
     DEFAULTS = {"parse": _no_params, "default": Params(), "naming": "plain", "value": "float",
                 "summary": "mean", "per_query": True, "in_trec_eval_9": True, "in_trec_eval": True,
-                "tie_average": False}
+                "tie_average": False, "gains": False, "discounted": False, "rank_order": False,
+                "lower_is_better": False, "explain": None, "ir_measures": (), "kernel": None}
 
     def line_names(self, params: Params, text: str | None) -> list[str]:
         if self.naming == "cutoffs":
@@ -165,104 +176,49 @@ class Measure(Record):
         return [1] * len(self.line_names(params, None))
 
 
-_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _GAINS_HELP = "Gains per level can be given as 'level=gain,...' (default: gain = grade)."
+#: The parser of each parameter kind a core record declares.
+PARSERS = {"none": _no_params, "cutoffs": parse_cutoffs, "points": parse_points, "numbers": parse_numbers,
+           "coefficients": parse_coefficients, "length": parse_length, "gains": parse_gains,
+           "persistence": parse_persistence}
 
 
-def _at(name: str, help: str, default: tuple[int, ...] = _CUTOFFS, **kw: object) -> Measure:
-    return Measure(name, help, parse_cutoffs, Params(cutoffs=default), naming="cutoffs", **kw)
+def measure(record: dict) -> Measure:
+    """A registry record from one of the core's (`_core.kernels()`): the facts as the core
+    declares them, with the parser of its parameter kind."""
+    default = Params(cutoffs=tuple(record["default_cutoffs"]), numbers=tuple(record["default_numbers"]))
+    parse = PARSERS[record["params"]]
+    if parse is parse_persistence:
+        def parse(text: str, compat: str, p: float = default.numbers[0]) -> Params:
+            return parse_persistence(text, compat, p)
+    help = record["help"] + (" " + _GAINS_HELP if record["params"] == "gains" else "")
+    facts = {k: record[k] for k in Measure.__slots__[4:-2]}
+    return Measure(record["name"], help, parse, default, **facts, ir_measures=tuple(record["ir_measures"]),
+                   kernel=record.get("kernel"))
 
 
-def _gain(name: str, help: str, **kw: object) -> Measure:
-    return Measure(name, help + " " + _GAINS_HELP, parse_gains, naming="params", **kw)
+def register(record: dict) -> Measure:
+    """Add a measure to the registry (after the core's, unless its name is one of them): a
+    record as `_core.kernels()` gives them, whose name the core knows as a kernel or whose
+    `kernel` names one.  For tests and experiments; trecgain's own measures are the core's
+    records.  Returns the Measure."""
+    m = measure(record)
+    if m.name in BY_NAME:
+        raise TrecgainError(f"measure '{m.name}' is registered already")
+    REGISTRY.append(m)
+    BY_NAME[m.name] = m
+    return m
 
 
-REGISTRY: tuple[Measure, ...] = (
-    Measure("runid", "Run id: the tag of the last run line read.", value="tag", summary="tag",
-            per_query=False, tie_average=True),
-    Measure("num_q", "Number of queries evaluated.", value="count", summary="count", per_query=False,
-            tie_average=True),
-    Measure("num_ret", "Number of documents retrieved (after -M and -J); the summary is the sum.",
-            value="count", summary="sum", tie_average=True),
-    Measure("num_rel", "Number of judged documents with grade >= -l; the summary is the sum "
-            "(with -c: every judgment with grade > 0, as trec_eval counts).", value="count",
-            summary="sum_judged_relevant", tie_average=True),
-    Measure("num_rel_ret", "Number of retrieved documents with grade >= -l; the summary is the sum.",
-            value="count", summary="sum", tie_average=True),
-    Measure("map", "Mean average precision: precision at each relevant retrieved document, summed, "
-            "over the number of relevant documents."),
-    Measure("gm_map", "Geometric mean of average precision (each AP floored at 0.00001); "
-            "printed only in the summary.", summary="geometric_mean", per_query=False),
-    Measure("Rprec", "Precision after R documents, R the number of relevant documents."),
-    Measure("bpref", "Binary preference: for each relevant retrieved document, 1 - (judged "
-            "nonrelevant above it, at most R) / min(R, judged nonrelevant); over R. Unjudged "
-            "documents are ignored."),
-    Measure("recip_rank", "Reciprocal rank of the first relevant document (MRR: -M 10 for MRR@10)."),
-    Measure("iprec_at_recall", "Interpolated precision at recall points: "
-            "-m iprec_at_recall.0.1,0.5 (default 0.00, 0.10, ..., 1.00).", parse_points,
-            Params(numbers=_RECALL_POINTS), naming="points"),
-    _at("P", "Precision at cutoffs: relevant in the first k over k: -m P.5,10."),
-    Measure("relstring", "The relevance of the first N documents as characters (0-9, '>' above 9, "
-            "'-' not in the qrels, '.' judged negative): -m relstring.20 (default 10); per query only.",
-            parse_length, Params(numbers=(10.0,)), naming="params", value="chars", summary="none"),
-    _at("recall", "Recall at cutoffs: relevant in the first k over all relevant: -m recall.1000."),
-    Measure("infAP", "Inferred AP (Yilmaz and Aslam): documents judged negative are pooled but "
-            "unjudged, documents the qrels lack are not pooled."),
-    Measure("gm_bpref", "Geometric mean of bpref (floored at 0.00001); printed only in the summary.",
-            summary="geometric_mean", per_query=False),
-    Measure("Rprec_mult", "Precision at rank m*R for multipliers m: -m Rprec_mult.0.5,1,2 "
-            "(default 0.20, 0.40, ..., 2.00).", parse_points,
-            Params(numbers=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)), naming="points"),
-    Measure("utility", "a*rel_ret + b*nonrel_ret + c*rel_not_ret + d*nonrel_not_ret: "
-            "-m utility.1,-1,0,0 (the default); d needs -N, the collection size.", parse_coefficients,
-            Params(numbers=(1.0, -1.0, 0.0, 0.0)), naming="params"),
-    Measure("11pt_avg", "Interpolated precision averaged over the recall points 0.0, 0.1, ..., 1.0 "
-            "(or -m 11pt_avg.0.25,0.5,0.75).", parse_numbers, Params(numbers=_RECALL_POINTS),
-            naming="params"),
-    Measure("binG", "Binary G: 1/log2(2 + nonrelevant before it) averaged over the relevant documents."),
-    _gain("G", "Normalised gain with a cost model (trec_eval's experimental G)."),
-    _gain("dcg", "Discounted cumulative gain over the whole ranking.", in_trec_eval_9=False, tie_average=True),
-    _gain("ideal_dcg", "DCG of the ideal ranking of all judged documents.", in_trec_eval_9=False,
-          tie_average=True),
-    _gain("ndcg", "Normalised DCG over the whole ranking (Jarvelin and Kekalainen).", tie_average=True),
-    _gain("ndcg_rel", "nDCG averaged over the relevant documents."),
-    _gain("Rndcg", "nDCG averaged where the ideal gain changes level."),
-    _at("ndcg_cut", "nDCG at cutoffs, grades as gains: -m ndcg_cut.5,10.", tie_average=True),
-    _at("map_cut", "Average precision of the first k documents (over all relevant): -m map_cut.10."),
-    _at("relative_P", "Precision at k relative to the best possible: relevant in the first k over "
-        "min(k, R)."),
-    _at("success", "1 if a relevant document is in the first k: -m success.1,5,10 (the default).",
-        (1, 5, 10)),
-    Measure("set_P", "Precision of the whole retrieved set."),
-    Measure("set_relative_P", "Relevant retrieved over min(retrieved, R)."),
-    Measure("set_recall", "Recall of the whole retrieved set."),
-    Measure("set_map", "set_P times set_recall."),
-    Measure("set_F", "F measure of the retrieved set: (beta + 1) P R / (beta P + R), -m set_F.0.5 "
-            "(default beta 1).", parse_numbers, Params(numbers=(1.0,)), naming="params"),
-    Measure("num_nonrel_judged_ret", "Retrieved documents judged nonrelevant (grade below -l); the "
-            "summary is the sum.", value="count", summary="sum"),
-    Measure("rbp", "Rank-biased precision (Moffat and Zobel): (1 - p) sum of gain(i) p^(i-1), gains "
-            "scaled into [0, 1]: -m rbp.p=0.8 (default p 0.9), gains as 'level=gain'.",
-            parse_persistence, naming="params", in_trec_eval_9=False),
-    Measure("rbp_resid", "RBP's residual: how much RBP could grow were every unjudged retrieved "
-            "document relevant: -m rbp_resid.p=0.8.", parse_persistence, naming="params",
-            in_trec_eval_9=False),
-    _at("unj", "Fraction of the first k documents that are unjudged (not in the qrels, or judged "
-        "negative): -m unj.5,10,20 (the default).", (5, 10, 20), in_trec_eval_9=False),
-    _at("err_cut", "Expected reciprocal rank at cutoffs as gdeval.pl computes it, r = (2^grade - 1) / "
-        "2^max (max grade 4, --err-max-grade): -m err_cut.10,20 (not in trec_eval).", (5, 10, 20),
-        in_trec_eval=False),
-    Measure("ndcg_p", "nDCG over the whole ranking with exponential gains 2^grade - 1 (not in trec_eval).",
-            in_trec_eval=False, tie_average=True),
-    _at("cg_cut", "Cumulative gain at cutoffs, undiscounted: -m cg_cut.5,10 (not in trec_eval; "
-        "gains from --global-gains).", in_trec_eval=False, tie_average=True),
-    _at("judged", "Fraction of the first min(k, retrieved) documents that the qrels list, whatever "
-        "the grade (ir_measures' Judged@k; not in trec_eval).", (10,), in_trec_eval=False),
-    _at("dcg_cut", "DCG at cutoffs (ranx's and scikit-learn's DCG@k; not in trec_eval; gains from "
-        "--global-gains).", in_trec_eval=False, tie_average=True),
-)
+def unregister(name: str) -> None:
+    """Remove a measure `register` added (tests clean up after themselves)."""
+    if any(r["name"] == name for r in RECORDS):
+        raise TrecgainError(f"measure '{name}' is the core's, not a registered one")
+    REGISTRY.remove(BY_NAME.pop(name))
 
+
+#: The registry, in trec_eval's output order: the core's records (and any `register` added).
+REGISTRY: list[Measure] = [measure(r) for r in RECORDS]
 BY_NAME = {m.name: m for m in REGISTRY}
 
 _COUNTS = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret")
@@ -305,19 +261,9 @@ class Request(Record):
         # A measure named with its default parameters sends none: the kernel knows them, and
         # trec_eval treats such a plainly named line differently (the -c stand-in resets).
         numbers = p.numbers if p is not self.measure.default or self.measure.naming == "points" else ()
-        return (self.measure.name, list(p.cutoffs), [float(x) for x in numbers],
+        return (self.measure.kernel or self.measure.name, list(p.cutoffs), [float(x) for x in numbers],
                 p.gains.to_core() if p.gains else None, self.judged_only,
                 None if self.relevance_level is None else float(self.relevance_level), self.measure.summary)
-
-
-#: The measures with trec_eval's names whose rule an option changes (the core's kernels,
-#: core/src/measures/gain.rs and rbp.rs): those that take their gains from the gain table
-#: (a measure's own gain string wins over --global-gains; --exact-ideal applies to any), those
-#: divided by the discount (G and binG keep their own log2), and those that add gains in rank
-#: order (--ties average; ideal_dcg and the counts no order changes).
-GAIN_TABLE = ("G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "rbp")
-DISCOUNTED = ("dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut")
-RANK_ORDER_GAINS = ("dcg", "ndcg", "ndcg_cut")
 
 
 def rule_notes(requests: list[Request], global_gains: GainSpec | None = None, discount: Discount | None = None,
@@ -331,16 +277,16 @@ def rule_notes(requests: list[Request], global_gains: GainSpec | None = None, di
     notes = []
     if global_gains is not None and (global_gains.scheme != "linear"
                                      or any(p.level is not None for p in global_gains.pairs)):
-        notes.append(_rule_note([r for r in requests if r.measure.name in GAIN_TABLE and r.gains is None],
+        notes.append(_rule_note([r for r in requests if r.measure.gains and r.gains is None],
                                 f"--global-gains {global_gains.text}", "gains"))
     if discount is not None and discount != TREC_EVAL:
-        notes.append(_rule_note([r for r in requests if r.measure.name in DISCOUNTED],
+        notes.append(_rule_note([r for r in requests if r.measure.discounted],
                                 f"--discount {discount.text}", "discount"))
     if exact_ideal:
-        notes.append(_rule_note([r for r in requests if r.measure.name in GAIN_TABLE], "--exact-ideal",
+        notes.append(_rule_note([r for r in requests if r.measure.gains], "--exact-ideal",
                                 "ideal ranking"))
     if ties == "average":
-        notes.append(_rule_note([r for r in requests if r.measure.name in RANK_ORDER_GAINS], "--ties average",
+        notes.append(_rule_note([r for r in requests if r.measure.rank_order], "--ties average",
                                 "order of tied documents"))
     return [n for n in notes if n]
 

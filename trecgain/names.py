@@ -9,36 +9,28 @@ import math
 
 from .errors import TrecgainError
 from .gains import GainPair, GainSpec
+from .kernels import RECORDS
 from .record import Record
 
 _FORM = r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<cutoff>[0-9][0-9.]*))?$"
 
-_REL = {"rel"}
-_JUDGED = {"judged_only"}
+
+
+def _ir_table() -> dict[str, tuple[str | None, str | None, set[str]]]:
+    """ir_measures name -> (trecgain measure with a cutoff, without one, parameters accepted),
+    from the core's records (each record's `ir_measures` spellings; `nDCG@k`: with a cutoff)."""
+    table: dict[str, list] = {}
+    for record in RECORDS:
+        for spelling in record["ir_measures"]:
+            name, at, _ = spelling.partition("@")
+            entry = table.setdefault(name, [None, None, set()])
+            entry[0 if at else 1] = record["name"]
+            entry[2] |= set(record["ir_params"])
+    return {name: (with_cutoff, without, params) for name, (with_cutoff, without, params) in table.items()}
+
+
 #: ir_measures name -> (trecgain measure with a cutoff, without one, parameters accepted).
-MEASURES: dict[str, tuple[str | None, str | None, set[str]]] = {
-    "nDCG": ("ndcg_cut", "ndcg", {"dcg", "gains", "judged_only"}),
-    "DCG": ("dcg_cut", "dcg", {"dcg", "gains", "judged_only"}),
-    "ERR": ("err_cut", None, _JUDGED),
-    "AP": ("map_cut", "map", _REL | _JUDGED),
-    "P": ("P", None, _REL | _JUDGED),
-    "R": ("recall", None, _REL | _JUDGED),
-    "RR": ("recip_rank", "recip_rank", _REL | _JUDGED),
-    "Rprec": (None, "Rprec", _REL | _JUDGED),
-    "Bpref": (None, "bpref", _REL),
-    "infAP": (None, "infAP", _REL),
-    "Success": ("success", None, _REL | _JUDGED),
-    "IPrec": ("iprec_at_recall", "iprec_at_recall", _REL | _JUDGED | {"recall"}),
-    "NumRet": (None, "num_ret", _REL),
-    "NumRel": (None, "num_rel", _REL),
-    "NumRelRet": (None, "num_rel_ret", _REL),
-    "NumQ": (None, "num_q", set()),
-    "Judged": ("judged", None, set()),
-    "SetP": (None, "set_P", _REL | _JUDGED | {"relative"}),
-    "SetR": (None, "set_recall", _REL),
-    "SetF": (None, "set_F", _REL | _JUDGED | {"beta"}),
-    "RBP": ("rbp", "rbp", _REL | {"p"}),
-}
+MEASURES: dict[str, tuple[str | None, str | None, set[str]]] = _ir_table()
 #: Names users reach for, with the ir_measures name they mean.
 ALIASES = {"map": "AP", "mrr": "RR", "recall": "R", "precision": "P", "ndcg_cut": "nDCG", "success": "Success",
            "judged": "Judged", "bpref": "Bpref", "iprec": "IPrec", "rbp": "RBP", "dcg_cut": "DCG",

@@ -14,46 +14,18 @@ use crate::label::{judged_grades, label_ranking, only_judged};
 use crate::measures::gain::ranked_gains;
 use crate::measures::gains::{GainRule, Gains};
 use crate::measures::precision::Tally;
-use crate::measures::{kernel, Notes, Query};
+use crate::measures::{kernel, Explain as Shape, Notes, Query, KERNELS};
 use crate::options::{Discount, GainSpec, Options, Request, Ties};
 use crate::rank::{check_duplicates, rank_query, sort_score, text, tie_groups, tie_runs, Grouping};
 use crate::read::{Qrels, Run};
 
-/// The kernels explain can show, as the Python registry names them.
-pub const SUPPORTED: &[&str] = &[
-    "ndcg",
-    "ndcg_cut",
-    "dcg",
-    "dcg_cut",
-    "ideal_dcg",
-    "ndcg_p",
-    "cg_cut",
-];
-
-/// What a row's value is, per kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    /// dcg / ideal over the whole ranking (ndcg, ndcg_p): 0 where the ideal is 0.
-    Ndcg,
-    /// ndcg_cut: where the ideal is 0, the DCG with trec_eval's default gains, else 0.
-    NdcgCut,
-    /// The DCG (dcg, dcg_cut).
-    Dcg,
-    /// The ideal DCG (ideal_dcg).
-    Ideal,
-    /// Cumulative gain, undiscounted (cg_cut).
-    Cg,
-}
-
-fn shape(name: &str) -> Option<Shape> {
-    Some(match name {
-        "ndcg" | "ndcg_p" => Shape::Ndcg,
-        "ndcg_cut" => Shape::NdcgCut,
-        "dcg" | "dcg_cut" => Shape::Dcg,
-        "ideal_dcg" => Shape::Ideal,
-        "cg_cut" => Shape::Cg,
-        _ => return None,
-    })
+/// The measures explain can show: those whose record says how (`KernelRecord::explain`).
+pub fn supported() -> Vec<&'static str> {
+    KERNELS
+        .iter()
+        .filter(|k| k.explain.is_some())
+        .map(|k| k.name)
+        .collect()
 }
 
 /// A ranked document.
@@ -188,11 +160,10 @@ pub fn explain(
     min_rows: usize,
 ) -> Result<Explanation> {
     let record = kernel(&request.kernel);
-    let shape = shape(&request.kernel);
-    let (Some(record), Some(shape)) = (record, shape) else {
+    let (Some(record), Some(shape)) = (record, record.and_then(|k| k.explain)) else {
         return Err(Error::new(format!(
             "explain shows {}, not '{}'",
-            SUPPORTED.join(", "),
+            supported().join(", "),
             request.kernel
         )));
     };

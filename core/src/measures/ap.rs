@@ -184,9 +184,6 @@ pub fn iprec_at_recall(
     Ok(())
 }
 
-/// 11pt_avg's default recall points.
-const ELEVEN_POINTS: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
-
 /// The mean of the interpolated precisions at the recall points (as given, default 0.0, ...,
 /// 1.0), added from the last point as trec_eval walks them.
 pub fn eleven_point(
@@ -196,11 +193,7 @@ pub fn eleven_point(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let points = if r.params.is_empty() {
-        &ELEVEN_POINTS[..]
-    } else {
-        &r.params[..]
-    };
+    let points = super::numbers_or(r, &super::defaults::RECALL_POINTS);
     let mut sum = 0.0;
     interpolated(q, points, o, |_, value| sum += value);
     single(out, sum / points.len() as f64);

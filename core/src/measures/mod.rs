@@ -1,6 +1,7 @@
 //! Stage 4: the measures. Every kernel has the same small interface: one query's labeled
-//! ranking in, one value per output line out. They are listed in one table, `KERNELS`;
-//! the Python registry holds the rest of each measure's record (names, parameters, help).
+//! ranking in, one value per output line out. They are listed in one table, `KERNELS`, one
+//! record per measure with everything any code needs to know about it; the Python registry is
+//! read from it (`trecgain._core.kernels()`) and adds only the parsing of parameters.
 //!
 //! Floating point follows trec_eval: terms added in rank order, divided by the discount
 //! (never multiplied by a reciprocal), log2 from the C library, no fused multiply-add.
@@ -17,7 +18,7 @@ pub mod relstring;
 mod tests;
 
 use crate::error::{Error, Result};
-use crate::options::{Options, Request};
+use crate::options::{Options, Request, Summary};
 
 /// One query as every measure sees it.
 pub struct Query<'a> {
@@ -73,21 +74,148 @@ pub enum Slots {
     Chars,
 }
 
-/// A kernel and what the driver needs to know about it.
+/// How a measure's `-m name.TEXT` parameters are read (the Python side's parser of that kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// None: `name.TEXT` is refused.
+    None,
+    /// Positive whole cutoffs, sorted, distinct.
+    Cutoffs,
+    /// Numbers, sorted, distinct, a line each (recall points, R multipliers).
+    Points,
+    /// Numbers in the order given (11pt_avg's recall points, set_F's beta).
+    Numbers,
+    /// utility's four coefficients.
+    Coefficients,
+    /// relstring's number of documents shown.
+    Length,
+    /// A gain string, `level=gain,...`.
+    Gains,
+    /// rbp's `p=P` and level=gain pairs.
+    Persistence,
+}
+
+/// How a measure's output lines are named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Naming {
+    /// The name alone.
+    Plain,
+    /// `name_TEXT` when parameters are given, else the name.
+    Params,
+    /// `name_K` per cutoff.
+    Cutoffs,
+    /// `name_%3.2f` per number.
+    Points,
+}
+
+/// What a measure's per-query value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    Float,
+    /// A whole number (printed as one).
+    Count,
+    /// The run's tag (runid).
+    Tag,
+    /// Characters, a slot each (relstring).
+    Chars,
+}
+
+/// What `trecgain explain` shows a measure as, per rank (core/src/explain.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Explain {
+    /// dcg / ideal over the whole ranking (ndcg, ndcg_p): 0 where the ideal is 0.
+    Ndcg,
+    /// ndcg_cut: where the ideal is 0, the DCG with trec_eval's default gains, else 0.
+    NdcgCut,
+    /// The DCG (dcg, dcg_cut).
+    Dcg,
+    /// The ideal DCG (ideal_dcg).
+    Ideal,
+    /// Cumulative gain, undiscounted (cg_cut).
+    Cg,
+}
+
+/// The parameters a request without any gets: declared once, here. The kernels whose
+/// requests may come without numbers (relstring, utility, 11pt_avg, set_F, rbp) read these;
+/// the Python side reads them from the records (`_core.kernels()`) for help, line names and
+/// the cutoffs it sends.
+pub mod defaults {
+    /// trec_eval's cutoffs of P, recall, ndcg_cut, ...
+    pub const CUTOFFS: [usize; 9] = [5, 10, 15, 20, 30, 100, 200, 500, 1000];
+    /// iprec_at_recall's and 11pt_avg's recall points.
+    pub const RECALL_POINTS: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+    /// Rprec_mult's multipliers of R.
+    pub const R_MULTIPLIERS: [f64; 10] = [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0];
+    /// utility's coefficients a, b, c, d.
+    pub const UTILITY: [f64; 4] = [1.0, -1.0, 0.0, 0.0];
+    /// relstring's number of documents shown.
+    pub const RELSTRING_LENGTH: f64 = 10.0;
+    /// set_F's beta.
+    pub const SET_F_BETA: f64 = 1.0;
+    /// rbp's persistence p.
+    pub const RBP_P: f64 = 0.9;
+}
+
+/// One measure: its kernel and everything the code needs to know about it, anywhere (the
+/// driver, explain, and through `trecgain._core.kernels()` every list the Python side
+/// derives: help, completion, compare's lists, explain's, the tie rule's).
 pub struct KernelRecord {
     pub name: &'static str,
     pub compute: Kernel,
-    pub slots: Slots,
+    /// What `trecgain -h -m NAME` says it computes.
+    pub help: &'static str,
+    pub params: ParamKind,
+    pub naming: Naming,
+    pub value: Value,
+    /// How its per-query values make the `all` line.
+    pub summary: Summary,
+    /// Printed per query with -q.
+    pub per_query: bool,
     /// trec_eval 9.x has the measure: under `--compat 9` it follows 9.x's rules (the queries
     /// -c brings in are not evaluated, 9.x's recall points); a measure new in 10.0 follows
     /// 10.0's on float32 scores, whatever else is measured beside it.
     pub in_trec_eval_9: bool,
+    /// False for trecgain's own measures.
+    pub in_trec_eval: bool,
+    /// `--ties average` is defined for it: sums of gains (the expected value over every
+    /// ordering of a tie is the sum with each tied document given the group's mean gain) and
+    /// the counts no ordering changes.
+    pub tie_average: bool,
+    /// Its gains come from the gain table: --global-gains (unless the request has its own
+    /// gains), compare's gain schemes and --exact-ideal change it.
+    pub gains: bool,
+    /// It divides by the discount: --discount changes it (G and binG keep their own log2).
+    pub discounted: bool,
+    /// It adds gains in rank order: --ties average changes its value.
+    pub rank_order: bool,
+    /// A lower value is the better one (compare's bold and markers follow).
+    pub lower_is_better: bool,
+    /// How `trecgain explain` shows it (None: explain does not).
+    pub explain: Option<Explain>,
+    /// Its ir_measures spellings (`nDCG@k`: with a cutoff), if any.
+    pub ir_measures: &'static [&'static str],
+    /// The parameters its ir_measures spellings accept (`nDCG(dcg='exp-log2')`), a cutoff aside.
+    pub ir_params: &'static [&'static str],
+    /// The cutoffs of a request without any (cutoff measures).
+    pub default_cutoffs: &'static [usize],
+    /// The numbers of a request without any (points, coefficients, beta, length, p).
+    pub default_numbers: &'static [f64],
 }
 
 impl KernelRecord {
+    /// How its requests' values are laid out.
+    pub fn slots(&self) -> Slots {
+        match (self.naming, self.value) {
+            (_, Value::Chars) => Slots::Chars,
+            (Naming::Cutoffs, _) => Slots::PerCutoff,
+            (Naming::Points, _) => Slots::PerParam,
+            _ => Slots::One,
+        }
+    }
+
     /// How many values per query a request of this kernel has.
     pub fn lines(&self, request: &Request) -> usize {
-        match self.slots {
+        match self.slots() {
             Slots::One => 1,
             Slots::PerCutoff => request.cutoffs.len().max(1),
             Slots::PerParam => request.params.len().max(1),
@@ -96,80 +224,538 @@ impl KernelRecord {
     }
 }
 
-/// Every kernel, by the name the Python registry sends, in the registry's order.
+/// A request's numbers, or its measure's defaults when it has none (a measure named plainly:
+/// trec_eval tells that apart from one given its default parameters, so the Python side sends
+/// none).
+pub(crate) fn numbers_or<'r>(request: &'r Request, defaults: &'r [f64]) -> &'r [f64] {
+    if request.params.is_empty() {
+        defaults
+    } else {
+        &request.params
+    }
+}
+
+/// Every measure, in trec_eval's output order (the order lines are printed in).
 pub static KERNELS: &[KernelRecord] = &[
-    one("runid", counts::runid),
-    one("num_q", counts::num_q),
-    one("num_ret", counts::num_ret),
-    one("num_rel", counts::num_rel),
-    one("num_rel_ret", counts::num_rel_ret),
-    one("map", ap::map),
-    one("gm_map", ap::gm_map),
-    one("Rprec", ap::rprec),
-    one("bpref", ap::bpref),
-    one("recip_rank", ap::recip_rank),
-    per_param("iprec_at_recall", ap::iprec_at_recall),
-    per_cutoff("P", precision::p),
-    record("relstring", relstring::relstring, Slots::Chars),
-    per_cutoff("recall", precision::recall),
-    one("infAP", ap::infap),
-    one("gm_bpref", ap::gm_bpref),
-    per_param("Rprec_mult", ap::rprec_mult),
-    one("utility", precision::utility),
-    one("11pt_avg", ap::eleven_point),
-    one("binG", gain::bin_g),
-    one("G", gain::gain_g),
-    new_in_10(one("dcg", gain::dcg)),
-    new_in_10(one("ideal_dcg", gain::ideal_dcg)),
-    one("ndcg", gain::ndcg),
-    one("ndcg_rel", gain::ndcg_rel),
-    one("Rndcg", gain::rndcg),
-    per_cutoff("ndcg_cut", gain::ndcg_cut),
-    per_cutoff("map_cut", ap::map_cut),
-    per_cutoff("relative_P", precision::relative_p),
-    per_cutoff("success", precision::success),
-    one("set_P", precision::set_p),
-    one("set_relative_P", precision::set_relative_p),
-    one("set_recall", precision::set_recall),
-    one("set_map", precision::set_map),
-    one("set_F", precision::set_f),
-    one("num_nonrel_judged_ret", precision::num_nonrel_judged_ret),
-    new_in_10(one("rbp", rbp::rbp)),
-    new_in_10(one("rbp_resid", rbp::rbp_resid)),
-    new_in_10(per_cutoff("unj", precision::unj)),
-    per_cutoff("err_cut", err::err_cut),
-    one("ndcg_p", gain::ndcg_p),
-    per_cutoff("cg_cut", gain::cg_cut),
-    per_cutoff("dcg_cut", gain::dcg_cut),
-    per_cutoff("judged", precision::judged),
+    KernelRecord {
+        value: Value::Tag,
+        summary: Summary::Tag,
+        per_query: false,
+        tie_average: true,
+        ..record(
+            "runid",
+            counts::runid,
+            "Run id: the tag of the last run line read.",
+        )
+    },
+    KernelRecord {
+        value: Value::Count,
+        summary: Summary::Count,
+        per_query: false,
+        tie_average: true,
+        ir_measures: &["NumQ"],
+        ..record(
+            "num_q",
+            counts::num_q,
+            "Number of queries evaluated.",
+        )
+    },
+    KernelRecord {
+        value: Value::Count,
+        summary: Summary::Sum,
+        tie_average: true,
+        ir_measures: &["NumRet"],
+        ir_params: &["rel"],
+        ..record(
+            "num_ret",
+            counts::num_ret,
+            "Number of documents retrieved (after -M and -J); the summary is the sum.",
+        )
+    },
+    KernelRecord {
+        value: Value::Count,
+        summary: Summary::SumJudgedRelevant,
+        tie_average: true,
+        ir_measures: &["NumRel"],
+        ir_params: &["rel"],
+        ..record(
+            "num_rel",
+            counts::num_rel,
+            "Number of judged documents with grade >= -l; the summary is the sum (with -c: every judgment with grade > 0, as trec_eval counts).",
+        )
+    },
+    KernelRecord {
+        value: Value::Count,
+        summary: Summary::Sum,
+        tie_average: true,
+        ir_measures: &["NumRelRet"],
+        ir_params: &["rel"],
+        ..record(
+            "num_rel_ret",
+            counts::num_rel_ret,
+            "Number of retrieved documents with grade >= -l; the summary is the sum.",
+        )
+    },
+    KernelRecord {
+        ir_measures: &["AP"],
+        ir_params: &["judged_only", "rel"],
+        ..record(
+            "map",
+            ap::map,
+            "Mean average precision: precision at each relevant retrieved document, summed, over the number of relevant documents.",
+        )
+    },
+    KernelRecord {
+        summary: Summary::GeometricMean,
+        per_query: false,
+        ..record(
+            "gm_map",
+            ap::gm_map,
+            "Geometric mean of average precision (each AP floored at 0.00001); printed only in the summary.",
+        )
+    },
+    KernelRecord {
+        ir_measures: &["Rprec"],
+        ir_params: &["judged_only", "rel"],
+        ..record(
+            "Rprec",
+            ap::rprec,
+            "Precision after R documents, R the number of relevant documents.",
+        )
+    },
+    KernelRecord {
+        ir_measures: &["Bpref"],
+        ir_params: &["rel"],
+        ..record(
+            "bpref",
+            ap::bpref,
+            "Binary preference: for each relevant retrieved document, 1 - (judged nonrelevant above it, at most R) / min(R, judged nonrelevant); over R. Unjudged documents are ignored.",
+        )
+    },
+    KernelRecord {
+        ir_measures: &["RR@k", "RR"],
+        ir_params: &["judged_only", "rel"],
+        ..record(
+            "recip_rank",
+            ap::recip_rank,
+            "Reciprocal rank of the first relevant document (MRR: -M 10 for MRR@10).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Points,
+        naming: Naming::Points,
+        ir_measures: &["IPrec@k", "IPrec"],
+        ir_params: &["judged_only", "recall", "rel"],
+        default_numbers: &defaults::RECALL_POINTS,
+        ..record(
+            "iprec_at_recall",
+            ap::iprec_at_recall,
+            "Interpolated precision at recall points: -m iprec_at_recall.0.1,0.5 (default 0.00, 0.10, ..., 1.00).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        ir_measures: &["P@k"],
+        ir_params: &["judged_only", "rel"],
+        default_cutoffs: &defaults::CUTOFFS,
+        ..record(
+            "P",
+            precision::p,
+            "Precision at cutoffs: relevant in the first k over k: -m P.5,10.",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Length,
+        naming: Naming::Params,
+        value: Value::Chars,
+        summary: Summary::None,
+        default_numbers: &[defaults::RELSTRING_LENGTH],
+        ..record(
+            "relstring",
+            relstring::relstring,
+            "The relevance of the first N documents as characters (0-9, '>' above 9, '-' not in the qrels, '.' judged negative): -m relstring.20 (default 10); per query only.",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        ir_measures: &["R@k"],
+        ir_params: &["judged_only", "rel"],
+        default_cutoffs: &defaults::CUTOFFS,
+        ..record(
+            "recall",
+            precision::recall,
+            "Recall at cutoffs: relevant in the first k over all relevant: -m recall.1000.",
+        )
+    },
+    KernelRecord {
+        ir_measures: &["infAP"],
+        ir_params: &["rel"],
+        ..record(
+            "infAP",
+            ap::infap,
+            "Inferred AP (Yilmaz and Aslam): documents judged negative are pooled but unjudged, documents the qrels lack are not pooled.",
+        )
+    },
+    KernelRecord {
+        summary: Summary::GeometricMean,
+        per_query: false,
+        ..record(
+            "gm_bpref",
+            ap::gm_bpref,
+            "Geometric mean of bpref (floored at 0.00001); printed only in the summary.",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Points,
+        naming: Naming::Points,
+        default_numbers: &defaults::R_MULTIPLIERS,
+        ..record(
+            "Rprec_mult",
+            ap::rprec_mult,
+            "Precision at rank m*R for multipliers m: -m Rprec_mult.0.5,1,2 (default 0.20, 0.40, ..., 2.00).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Coefficients,
+        naming: Naming::Params,
+        default_numbers: &defaults::UTILITY,
+        ..record(
+            "utility",
+            precision::utility,
+            "a*rel_ret + b*nonrel_ret + c*rel_not_ret + d*nonrel_not_ret: -m utility.1,-1,0,0 (the default); d needs -N, the collection size.",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Numbers,
+        naming: Naming::Params,
+        default_numbers: &defaults::RECALL_POINTS,
+        ..record(
+            "11pt_avg",
+            ap::eleven_point,
+            "Interpolated precision averaged over the recall points 0.0, 0.1, ..., 1.0 (or -m 11pt_avg.0.25,0.5,0.75).",
+        )
+    },
+    record(
+        "binG",
+        gain::bin_g,
+        "Binary G: 1/log2(2 + nonrelevant before it) averaged over the relevant documents.",
+    ),
+    KernelRecord {
+        params: ParamKind::Gains,
+        naming: Naming::Params,
+        gains: true,
+        ..record(
+            "G",
+            gain::gain_g,
+            "Normalised gain with a cost model (trec_eval's experimental G). Gains per level can be given as 'level=gain,...' (default: gain = grade).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Gains,
+        naming: Naming::Params,
+        in_trec_eval_9: false,
+        tie_average: true,
+        gains: true,
+        discounted: true,
+        rank_order: true,
+        explain: Some(Explain::Dcg),
+        ir_measures: &["DCG"],
+        ir_params: &["dcg", "gains", "judged_only"],
+        ..record(
+            "dcg",
+            gain::dcg,
+            "Discounted cumulative gain over the whole ranking. Gains per level can be given as 'level=gain,...' (default: gain = grade).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Gains,
+        naming: Naming::Params,
+        in_trec_eval_9: false,
+        tie_average: true,
+        gains: true,
+        discounted: true,
+        explain: Some(Explain::Ideal),
+        ..record(
+            "ideal_dcg",
+            gain::ideal_dcg,
+            "DCG of the ideal ranking of all judged documents. Gains per level can be given as 'level=gain,...' (default: gain = grade).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Gains,
+        naming: Naming::Params,
+        tie_average: true,
+        gains: true,
+        discounted: true,
+        rank_order: true,
+        explain: Some(Explain::Ndcg),
+        ir_measures: &["nDCG"],
+        ir_params: &["dcg", "gains", "judged_only"],
+        ..record(
+            "ndcg",
+            gain::ndcg,
+            "Normalised DCG over the whole ranking (Jarvelin and Kekalainen). Gains per level can be given as 'level=gain,...' (default: gain = grade).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Gains,
+        naming: Naming::Params,
+        gains: true,
+        discounted: true,
+        ..record(
+            "ndcg_rel",
+            gain::ndcg_rel,
+            "nDCG averaged over the relevant documents. Gains per level can be given as 'level=gain,...' (default: gain = grade).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Gains,
+        naming: Naming::Params,
+        gains: true,
+        discounted: true,
+        ..record(
+            "Rndcg",
+            gain::rndcg,
+            "nDCG averaged where the ideal gain changes level. Gains per level can be given as 'level=gain,...' (default: gain = grade).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        tie_average: true,
+        gains: true,
+        discounted: true,
+        rank_order: true,
+        explain: Some(Explain::NdcgCut),
+        ir_measures: &["nDCG@k"],
+        ir_params: &["dcg", "gains", "judged_only"],
+        default_cutoffs: &defaults::CUTOFFS,
+        ..record(
+            "ndcg_cut",
+            gain::ndcg_cut,
+            "nDCG at cutoffs, grades as gains: -m ndcg_cut.5,10.",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        ir_measures: &["AP@k"],
+        ir_params: &["judged_only", "rel"],
+        default_cutoffs: &defaults::CUTOFFS,
+        ..record(
+            "map_cut",
+            ap::map_cut,
+            "Average precision of the first k documents (over all relevant): -m map_cut.10.",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        default_cutoffs: &defaults::CUTOFFS,
+        ..record(
+            "relative_P",
+            precision::relative_p,
+            "Precision at k relative to the best possible: relevant in the first k over min(k, R).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        ir_measures: &["Success@k"],
+        ir_params: &["judged_only", "rel"],
+        default_cutoffs: &[1,5,10],
+        ..record(
+            "success",
+            precision::success,
+            "1 if a relevant document is in the first k: -m success.1,5,10 (the default).",
+        )
+    },
+    KernelRecord {
+        ir_measures: &["SetP"],
+        ir_params: &["judged_only", "rel", "relative"],
+        ..record(
+            "set_P",
+            precision::set_p,
+            "Precision of the whole retrieved set.",
+        )
+    },
+    record(
+        "set_relative_P",
+        precision::set_relative_p,
+        "Relevant retrieved over min(retrieved, R).",
+    ),
+    KernelRecord {
+        ir_measures: &["SetR"],
+        ir_params: &["rel"],
+        ..record(
+            "set_recall",
+            precision::set_recall,
+            "Recall of the whole retrieved set.",
+        )
+    },
+    record(
+        "set_map",
+        precision::set_map,
+        "set_P times set_recall.",
+    ),
+    KernelRecord {
+        params: ParamKind::Numbers,
+        naming: Naming::Params,
+        ir_measures: &["SetF"],
+        ir_params: &["beta", "judged_only", "rel"],
+        default_numbers: &[defaults::SET_F_BETA],
+        ..record(
+            "set_F",
+            precision::set_f,
+            "F measure of the retrieved set: (beta + 1) P R / (beta P + R), -m set_F.0.5 (default beta 1).",
+        )
+    },
+    KernelRecord {
+        value: Value::Count,
+        summary: Summary::Sum,
+        ..record(
+            "num_nonrel_judged_ret",
+            precision::num_nonrel_judged_ret,
+            "Retrieved documents judged nonrelevant (grade below -l); the summary is the sum.",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Persistence,
+        naming: Naming::Params,
+        in_trec_eval_9: false,
+        gains: true,
+        ir_measures: &["RBP@k", "RBP"],
+        ir_params: &["p", "rel"],
+        default_numbers: &[defaults::RBP_P],
+        ..record(
+            "rbp",
+            rbp::rbp,
+            "Rank-biased precision (Moffat and Zobel): (1 - p) sum of gain(i) p^(i-1), gains scaled into [0, 1]: -m rbp.p=0.8 (default p 0.9), gains as 'level=gain'.",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Persistence,
+        naming: Naming::Params,
+        in_trec_eval_9: false,
+        default_numbers: &[defaults::RBP_P],
+        ..record(
+            "rbp_resid",
+            rbp::rbp_resid,
+            "RBP's residual: how much RBP could grow were every unjudged retrieved document relevant: -m rbp_resid.p=0.8.",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        in_trec_eval_9: false,
+        lower_is_better: true,
+        default_cutoffs: &[5,10,20],
+        ..record(
+            "unj",
+            precision::unj,
+            "Fraction of the first k documents that are unjudged (not in the qrels, or judged negative): -m unj.5,10,20 (the default).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        in_trec_eval: false,
+        ir_measures: &["ERR@k"],
+        ir_params: &["judged_only"],
+        default_cutoffs: &[5,10,20],
+        ..record(
+            "err_cut",
+            err::err_cut,
+            "Expected reciprocal rank at cutoffs as gdeval.pl computes it, r = (2^grade - 1) / 2^max (max grade 4, --err-max-grade): -m err_cut.10,20 (not in trec_eval).",
+        )
+    },
+    KernelRecord {
+        in_trec_eval: false,
+        tie_average: true,
+        discounted: true,
+        rank_order: true,
+        explain: Some(Explain::Ndcg),
+        ..record(
+            "ndcg_p",
+            gain::ndcg_p,
+            "nDCG over the whole ranking with exponential gains 2^grade - 1 (not in trec_eval).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        in_trec_eval: false,
+        tie_average: true,
+        gains: true,
+        rank_order: true,
+        explain: Some(Explain::Cg),
+        default_cutoffs: &defaults::CUTOFFS,
+        ..record(
+            "cg_cut",
+            gain::cg_cut,
+            "Cumulative gain at cutoffs, undiscounted: -m cg_cut.5,10 (not in trec_eval; gains from --global-gains).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        in_trec_eval: false,
+        ir_measures: &["Judged@k"],
+        default_cutoffs: &[10],
+        ..record(
+            "judged",
+            precision::judged,
+            "Fraction of the first min(k, retrieved) documents that the qrels list, whatever the grade (ir_measures' Judged@k; not in trec_eval).",
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        in_trec_eval: false,
+        tie_average: true,
+        gains: true,
+        discounted: true,
+        rank_order: true,
+        explain: Some(Explain::Dcg),
+        ir_measures: &["DCG@k"],
+        ir_params: &["dcg", "gains", "judged_only"],
+        default_cutoffs: &defaults::CUTOFFS,
+        ..record(
+            "dcg_cut",
+            gain::dcg_cut,
+            "DCG at cutoffs (ranx's and scikit-learn's DCG@k; not in trec_eval; gains from --global-gains).",
+        )
+    },
+
 ];
 
-const fn record(name: &'static str, compute: Kernel, slots: Slots) -> KernelRecord {
+/// A record with the common facts: one float line, plain name, no parameters, the mean, in
+/// trec_eval 9 and 10, changed by no option.
+const fn record(name: &'static str, compute: Kernel, help: &'static str) -> KernelRecord {
     KernelRecord {
         name,
         compute,
-        slots,
+        help,
+        params: ParamKind::None,
+        naming: Naming::Plain,
+        value: Value::Float,
+        summary: Summary::Mean,
+        per_query: true,
         in_trec_eval_9: true,
+        in_trec_eval: true,
+        tie_average: false,
+        gains: false,
+        discounted: false,
+        rank_order: false,
+        lower_is_better: false,
+        explain: None,
+        ir_measures: &[],
+        ir_params: &[],
+        default_cutoffs: &[],
+        default_numbers: &[],
     }
-}
-
-const fn new_in_10(record: KernelRecord) -> KernelRecord {
-    KernelRecord {
-        in_trec_eval_9: false,
-        ..record
-    }
-}
-
-const fn one(name: &'static str, compute: Kernel) -> KernelRecord {
-    record(name, compute, Slots::One)
-}
-
-const fn per_cutoff(name: &'static str, compute: Kernel) -> KernelRecord {
-    record(name, compute, Slots::PerCutoff)
-}
-
-const fn per_param(name: &'static str, compute: Kernel) -> KernelRecord {
-    record(name, compute, Slots::PerParam)
 }
 
 /// Writes a one-line measure's value.

@@ -214,7 +214,7 @@ pub fn set_map(q: &Query, _: &Request, o: &Options, _: &mut Notes, out: &mut [f6
 /// is the parameter itself, not its square).
 pub fn set_f(q: &Query, r: &Request, o: &Options, _: &mut Notes, out: &mut [f64]) -> Result<()> {
     let t = Tally::of(q, o);
-    let beta = r.params.first().copied().unwrap_or(1.0);
+    let beta = super::numbers_or(r, &[super::defaults::SET_F_BETA])[0];
     let value = if t.rel_ret > 0 {
         let precision = t.rel_ret as f64 / t.ret as f64;
         let recall = t.rel_ret as f64 / t.rel as f64;
@@ -226,9 +226,6 @@ pub fn set_f(q: &Query, r: &Request, o: &Options, _: &mut Notes, out: &mut [f64]
     Ok(())
 }
 
-/// trec_eval's default coefficients of utility.
-const UTILITY: [f64; 4] = [1.0, -1.0, 0.0, 0.0];
-
 /// a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret, with -N the collection size
 /// (the default a,b,c,d = 1,-1,0,0 when the request has none; then 0 for a -c stand-in).
 pub fn utility(q: &Query, r: &Request, o: &Options, _: &mut Notes, out: &mut [f64]) -> Result<()> {
@@ -237,11 +234,7 @@ pub fn utility(q: &Query, r: &Request, o: &Options, _: &mut Notes, out: &mut [f6
         return Ok(());
     }
     let t = Tally::of(q, o);
-    let coefficients = if r.params.is_empty() {
-        &UTILITY[..]
-    } else {
-        &r.params[..]
-    };
+    let coefficients = super::numbers_or(r, &super::defaults::UTILITY);
     let c = |i: usize| coefficients.get(i).copied().unwrap_or(0.0);
     let (ret, rel, rel_ret) = (t.ret as i64, t.rel as i64, t.rel_ret as i64);
     let value = c(0) * rel_ret as f64

@@ -12,9 +12,6 @@ use super::{single, Notes, Query};
 use crate::error::Result;
 use crate::options::{Options, Request};
 
-/// trec_eval's default persistence.
-pub const DEFAULT_P: f64 = 0.9;
-
 /// The documents RBP looks at: all, or the first k for ir_measures' RBP@k.
 fn depth(query: &Query, request: &Request) -> usize {
     request
@@ -24,7 +21,7 @@ fn depth(query: &Query, request: &Request) -> usize {
 }
 
 fn persistence(request: &Request) -> f64 {
-    request.params.first().copied().unwrap_or(DEFAULT_P)
+    super::numbers_or(request, &[super::defaults::RBP_P])[0]
 }
 
 /// The smallest and largest gain of the query's gain table (gains.rs, `table_extremes`);

@@ -9,7 +9,9 @@ use crate::options::{Options, Request};
 
 /// How many characters (output slots) a request shows.
 pub fn length(request: &Request) -> usize {
-    request.params.first().map_or(10, |&n| n.max(0.0) as usize)
+    super::numbers_or(request, &[super::defaults::RELSTRING_LENGTH])
+        .first()
+        .map_or(0, |&n| n.max(0.0) as usize)
 }
 
 /// One document's character: its grade 0-9, '>' above 9, '-' not in the qrels, '.' judged
