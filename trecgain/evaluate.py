@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import _core, check
 from .errors import TrecgainError
 from .measures import Request, parse_requests, rule_notes
-from .options import EvaluationOptions, core_tuple
+from .options import EvaluationOptions
 from .read import read_qrels, read_run
 from .record import Record
 
@@ -302,15 +302,6 @@ class Evaluator:
         compat = (options or self.options).compat
         return compat == "10" or not all(r.measure.in_trec_eval_9 for r in self.requests)
 
-    def core_options(self, ties: str | None = None, part: bool = False) -> tuple:
-        """The options tuple trecgain._core reads (`ties`: another tie rule than the evaluator's;
-        `part`: for a part of a run measured on its own, trecgain.distributed: -c off, and a part
-        without the qrels' queries not an error)."""
-        options = self.options.replace(ties=ties or self.options.ties)
-        if part:
-            options = options.replace(complete=False, empty_ok=True)
-        return core_tuple(options)
-
     def evaluate(self, run: Source | Any, keep_values: bool = True, check_ties: bool = False) -> Result:
         """Evaluate one run (a path, '-', an open file, a core Run, a dict, a DataFrame or rows).
 
@@ -329,7 +320,7 @@ class Evaluator:
         source = _source_name(run)
         run = self.read_run(run)
         tie_lines = _slot_masks(self.requests)[0] if check_ties else None
-        evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self.core_options(),
+        evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self.options,
                                     keep_values, tie_lines)
         return self.result(evaluation, run, keep_values, source)
 

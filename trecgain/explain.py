@@ -17,7 +17,7 @@ from .console import UsageError, fail, integer_option, parse_args, quiet_stdout,
 from .discounts import TREC_EVAL
 from .errors import TrecgainError
 from .evaluate import Evaluator
-from .options import compat_mode, core_tuple
+from .options import compat_mode
 from .formats import aligned, dumps
 from .measures import parse_requests
 from .output import swapped_error
@@ -168,7 +168,7 @@ def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_on
     to_core = request.to_core()
 
     def run_core(side_options, rows: int) -> dict:
-        return _core.explain(evaluator.qrels, core_run, to_core, core_tuple(side_options), qid, rows)
+        return _core.explain(evaluator.qrels, core_run, to_core, side_options, qid, rows)
 
     results = [run_core(ev, 0) for _, ev in sides]
     longest = max(len(r["rows"]) for r in results)

@@ -63,6 +63,11 @@ class EvaluationOptions(Record):
         values.update(changes)
         return type(self)(**values)
 
+    def for_part(self) -> EvaluationOptions:
+        """The options of a part of a run measured on its own (trecgain.distributed): -c off (the
+        assembly of the parts applies it), and a part without the qrels' queries not an error."""
+        return self.replace(complete=False, empty_ok=True)
+
     @classmethod
     def checked(cls, compat: object = "10", relevance_level: object = 1, judged_only: object = False,
                 complete: object = False, max_docs: object = None, global_gains: object = None,
@@ -109,14 +114,6 @@ def _ties(value: object, requests: list[Request], max_docs: int | None) -> str:
             raise TrecgainError("--ties average does not combine with -M (a cut through a tie group): use a "
                                 "cutoff measure, e.g. ndcg_cut.10")
     return value  # type: ignore[return-value]
-
-
-def core_tuple(options: EvaluationOptions) -> tuple:
-    """The options tuple trecgain._core reads."""
-    return (float(options.relevance_level), options.judged_only, options.max_docs, options.complete,
-            options.empty_ok, options.compat, options.discount.to_core(),
-            options.global_gains.to_core() if options.global_gains else None, options.exact_ideal,
-            int(options.err_max_grade), (options.num_docs, options.ties))
 
 
 def compat_mode(value: object) -> str:
