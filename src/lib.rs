@@ -1,6 +1,7 @@
-//! trecgain._core: the Python face of the Rust engine. Python parses options and measure
-//! strings into plain tuples; this module turns them into the core's types, runs the
-//! stages and hands back results; core errors become `trecgain.errors.TrecgainError`.
+//! trecgain._core: the Python face of the Rust engine. Python parses measure strings into
+//! plain tuples and checks its options into one value (trecgain.options.EvaluationOptions),
+//! read here by field name; this module turns them into the core's types, runs the stages and
+//! hands back results; core errors become `trecgain.errors.TrecgainError`.
 
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::fs::File;
@@ -670,61 +671,85 @@ fn discount(kind: &str, base: &str) -> PyResult<Discount> {
         other => Base::Other(
             other
                 .parse()
-                .map_err(|_| PyValueError::new_err(format!("bad base {other}")))?,
+                .map_err(|_| PyValueError::new_err(format!("bad discount base '{other}'")))?,
         ),
     };
     match kind {
         "log" => Ok(Discount::Log(base)),
         "jk" => Ok(Discount::Jk(base)),
-        other => Err(PyValueError::new_err(format!("unknown discount {other}"))),
+        other => Err(PyValueError::new_err(format!("unknown discount '{other}'"))),
     }
 }
 
-/// The options tuple the Python Evaluator builds.
-#[allow(clippy::type_complexity)]
-fn options(
-    (
-        relevance_level,
-        judged_only,
-        max_docs,
-        complete,
-        empty_ok,
-        compat,
-        (kind, base),
-        global_gains,
-        exact_ideal,
-        err_max_grade,
-        (num_docs, ties),
-    ): (
-        f64,
-        bool,
-        Option<usize>,
-        bool,
-        bool,
-        String,
-        (String, String),
-        Option<SpecTuple>,
-        bool,
-        u32,
-        (i64, String),
-    ),
-) -> PyResult<Options> {
+/// A field of a Python value, by name (a wrong type names the field).
+fn field<'py, T: FromPyObject<'py>>(value: &Bound<'py, PyAny>, name: &str) -> PyResult<T> {
+    value
+        .getattr(name)?
+        .extract()
+        .map_err(|e| PyTypeError::new_err(format!("options field {name}: {e}")))
+}
+
+/// A gain spec given as a value with fields (trecgain.gains.GainSpec): text (only for messages,
+/// a lone surrogate written as a backslash escape), pairs of (level, gain) with a level beyond
+/// 64 bits saturated (it names no grade, as strtol saturates), scheme, exact_ideal.
+fn gain_spec_fields(spec: &Bound<'_, PyAny>) -> PyResult<GainSpec> {
+    let text = spec
+        .getattr("text")?
+        .call_method1("encode", ("utf-8", "backslashreplace"))?;
+    let text = String::from_utf8_lossy(text.downcast::<PyBytes>()?.as_bytes()).into_owned();
+    let mut pairs = Vec::new();
+    for pair in spec.getattr("pairs")?.try_iter()? {
+        let pair = pair?;
+        let level = pair.getattr("level")?;
+        let level = if level.is_none() {
+            None
+        } else {
+            Some(
+                level
+                    .extract::<i64>()
+                    .or_else(|_| Ok::<_, PyErr>(if level.gt(0)? { i64::MAX } else { i64::MIN }))?,
+            )
+        };
+        pairs.push((level, field(&pair, "gain")?));
+    }
+    gain_spec((
+        text,
+        pairs,
+        field(spec, "scheme")?,
+        field(spec, "exact_ideal")?,
+    ))
+}
+
+/// The core's Options from the Python options value (trecgain.options.EvaluationOptions), read
+/// field by field by name; an unknown compat, tie rule or discount is an error naming it,
+/// never a default.
+fn core_options(value: &Bound<'_, PyAny>) -> PyResult<Options> {
+    let compat: String = field(value, "compat")?;
+    let ties: String = field(value, "ties")?;
+    let discount_value = value.getattr("discount")?;
+    let kind: String = field(&discount_value, "kind")?;
+    let base: String = field(&discount_value, "base")?;
+    let global_gains = value.getattr("global_gains")?;
     Ok(Options {
-        relevance_level,
-        judged_only,
-        max_docs,
-        complete,
-        empty_ok,
+        relevance_level: field(value, "relevance_level")?,
+        judged_only: field(value, "judged_only")?,
+        max_docs: field(value, "max_docs")?,
+        complete: field(value, "complete")?,
+        empty_ok: field(value, "empty_ok")?,
         compat: match compat.as_str() {
             "9" => Compat::Nine,
             "10" => Compat::Ten,
-            other => return Err(PyValueError::new_err(format!("unknown compat {other}"))),
+            other => return Err(PyValueError::new_err(format!("unknown compat '{other}'"))),
         },
         discount: discount(&kind, &base)?,
-        global_gains: global_gains.map(gain_spec).transpose()?,
-        exact_ideal,
-        err_max_grade,
-        num_docs,
+        global_gains: if global_gains.is_none() {
+            None
+        } else {
+            Some(gain_spec_fields(&global_gains)?)
+        },
+        exact_ideal: field(value, "exact_ideal")?,
+        err_max_grade: field(value, "err_max_grade")?,
+        num_docs: field(value, "num_docs")?,
         ties: match ties.as_str() {
             "docno" => Ties::Docno,
             "rank" => Ties::Rank,
@@ -1039,13 +1064,13 @@ fn write_cache(run_lines: usize) -> usize {
 
 /// Evaluates a run: requests and options as the Python Evaluator builds them.
 #[pyfunction]
-#[pyo3(name = "evaluate", signature = (qrels, run, requests, options_tuple, keep_values, tie_lines=None))]
+#[pyo3(name = "evaluate", signature = (qrels, run, requests, options, keep_values, tie_lines=None))]
 fn py_evaluate(
     py: Python<'_>,
     qrels: &PyQrels,
     run: &PyRun,
     requests: Vec<RequestTuple>,
-    options_tuple: &Bound<'_, PyAny>,
+    options: &Bound<'_, PyAny>,
     keep_values: bool,
     tie_lines: Option<Vec<Option<usize>>>,
 ) -> PyResult<PyEvaluation> {
@@ -1053,7 +1078,7 @@ fn py_evaluate(
         .into_iter()
         .map(request)
         .collect::<PyResult<Vec<_>>>()?;
-    let options = options(options_tuple.extract()?)?;
+    let options = core_options(options)?;
     let measured = Measured {
         qrels: qrels.inner.clone(),
         run: run.inner.clone(),
@@ -1088,13 +1113,13 @@ fn failing_query<'py>(
     qrels: &PyQrels,
     run: &PyRun,
     requests: Vec<RequestTuple>,
-    options_tuple: &Bound<'py, PyAny>,
+    options: &Bound<'py, PyAny>,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let requests = requests
         .into_iter()
         .map(request)
         .collect::<PyResult<Vec<_>>>()?;
-    let options = options(options_tuple.extract()?)?;
+    let options = core_options(options)?;
     let (q, r) = (&qrels.inner, &run.inner);
     let failed = py.allow_threads(|| {
         Measuring::new(q, r, &requests, &options)
@@ -1115,14 +1140,14 @@ type Failure = (Vec<u8>, String, Option<String>, Option<u64>);
 /// run queries the qrels lack, and the run's lines (for the write cache's rule); `failure`:
 /// the first query (in query order) a part failed to measure, with its error.
 #[pyfunction]
-#[pyo3(name = "assemble", signature = (qrels, requests, options_tuple, source, tag, qids, values,
+#[pyo3(name = "assemble", signature = (qrels, requests, options, source, tag, qids, values,
                                        warnings, counts, keep_values, failure=None))]
 #[allow(clippy::too_many_arguments)]
 fn py_assemble(
     py: Python<'_>,
     qrels: &PyQrels,
     requests: Vec<RequestTuple>,
-    options_tuple: &Bound<'_, PyAny>,
+    options: &Bound<'_, PyAny>,
     source: String,
     tag: Vec<u8>,
     qids: Vec<Vec<u8>>,
@@ -1136,7 +1161,7 @@ fn py_assemble(
         .into_iter()
         .map(request)
         .collect::<PyResult<Vec<_>>>()?;
-    let options = options(options_tuple.extract()?)?;
+    let options = core_options(options)?;
     let bytes = values.as_bytes();
     if bytes.len() % 8 != 0 {
         return Err(PyValueError::new_err(
@@ -1184,12 +1209,12 @@ fn py_explain<'py>(
     qrels: &PyQrels,
     run: &PyRun,
     request_tuple: RequestTuple,
-    options_tuple: &Bound<'py, PyAny>,
+    options: &Bound<'py, PyAny>,
     qid: Vec<u8>,
     min_rows: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let request = request(request_tuple)?;
-    let options = options(options_tuple.extract()?)?;
+    let options = core_options(options)?;
     let (q, r) = (&qrels.inner, &run.inner);
     let explained = py.allow_threads(|| {
         query_index(q, r, &qid).and_then(|query| explain(q, r, &request, &options, query, min_rows))

@@ -285,8 +285,7 @@ def _reversed_text(ev: Evaluator, run: str, per_query: bool) -> bytes:
     from trecgain import _core
     from trecgain.evaluate import Result
 
-    other = _core.evaluate(ev.qrels, ev.read_run(run), [r.to_core() for r in ev.requests], ev.core_options("reversed"),
-                           True)
+    other = _core.evaluate(ev.qrels, ev.read_run(run), [r.to_core() for r in ev.requests], ev.options.replace(ties="reversed"), True)
     return Result(other, ev.requests, ev._follows_10(), [], True).to_trec_bytes(per_query)
 
 

@@ -566,7 +566,7 @@ def _completion(args: list[str]) -> int:
         return fail(f"usage: trecgain completion {'|'.join(completion.SHELLS)} (--help for help)", 2)
     from .formats import FORMATS  # not at start-up: only this path of the command needs it
 
-    from .evaluate import TIE_RULES  # not at start-up: only this path of the command needs it
+    from .options import TIE_RULES  # not at start-up: only this path of the command needs it
 
     words = {**_VALUE_WORDS, "measures": tuple(completion.measure_names()), "output_format": FORMATS,
              "ties": TIE_RULES}

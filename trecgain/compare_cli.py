@@ -154,7 +154,7 @@ def command(options: dict, files: tuple[str, ...]) -> int:
         raise TrecgainError("standard input ('-') can be read as one run only")
     fmt = _choice(options, "format", "--format", FORMATS)
     _choice(options, "compat", "--compat", ("10", "9"))
-    from .evaluate import TIE_RULES  # not at start-up: only this path of the command needs it
+    from .options import TIE_RULES  # not at start-up: only this path of the command needs it
 
     _choice(options, "ties", "--ties", TIE_RULES)
     correction = _choice(options, "correction", "--correction", stats.CORRECTIONS)

@@ -35,7 +35,7 @@ def integer_option(value: str | None, option: str, minimum: int | None = None) -
 
 def tie_rule(ties: str) -> str:
     """--ties' value, checked (a usage error: the library's own check is a TrecgainError)."""
-    from .evaluate import TIE_RULES  # here: trecgain.evaluate loads the core, which --version does not need
+    from .options import TIE_RULES  # here: not every path of the command needs it
 
     if ties not in TIE_RULES:
         raise UsageError(f"option --ties takes {', '.join(TIE_RULES[:-1])} or {TIE_RULES[-1]}, not '{ties}'")

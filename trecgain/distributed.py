@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from typing import Any, Iterable
 
     from .evaluate import Evaluator, Result
+    from .options import EvaluationOptions
 
 INSTALL = "pip install trecgain[dask]"
 #: Who asked, as messages name it: the library's call, or the command's option.
@@ -743,9 +744,9 @@ class _Job:
         self.progress = _Progress(progress)
         self.watch = _Watch(client)
         self.requests = [r.to_core() for r in evaluator.requests]
-        self.options = evaluator.core_options()
-        self.task = {"requests": self.requests, "options": evaluator.core_options(part=True),
-                     "reversed": evaluator.core_options("reversed", part=True),
+        self.options = evaluator.options  # the one value, as given; its parts' and the tie check's below
+        part = evaluator.options.for_part()
+        self.task = {"requests": self.requests, "options": part, "reversed": part.replace(ties="reversed"),
                      "ranks": evaluator.ties == "rank", "tie_check": self.tie_check}
         qrels = evaluator.qrels
         data = qrels.to_bytes()
@@ -1038,14 +1039,15 @@ class _Plan:
             missing = [i for i, r in enumerate(measured) if "reversed" not in r]
             if missing:  # parts without mixed ties of their own: measured again, ties reversed
                 measured = self._reversed(measured, missing)
-            info.reversed = self._assemble(measured, "reversed", evaluator.core_options("reversed"), tag, [], lines,
+            info.reversed = self._assemble(measured, "reversed", evaluator.options.replace(ties="reversed"), tag, [],
+                                           lines,
                                            False)
         return result, info
 
     def release(self) -> None:
         self.futures, self.scans, self.shuffled, self.data, self.batch = [], [], None, None, None
 
-    def _assemble(self, measured: list[dict], key: str, options: tuple, tag: bytes, run_warnings: list[str],
+    def _assemble(self, measured: list[dict], key: str, options: EvaluationOptions, tag: bytes, run_warnings: list[str],
                   lines: int, keep: bool) -> Any:
         from . import _core  # not at import: only this path needs it
 

@@ -6,13 +6,11 @@ summary; `Result` is a view of what it returned (no numpy needed)."""
 
 from __future__ import annotations
 
-import sys
 
 from . import _core, check
-from .discounts import parse_discount
 from .errors import TrecgainError
-from .gains import parse_global_gains
-from .measures import REGISTRY, Request, parse_requests, rule_notes
+from .measures import Request, parse_requests, rule_notes
+from .options import EvaluationOptions
 from .read import read_qrels, read_run
 from .record import Record
 
@@ -21,12 +19,6 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Iterable
 
     from .read import Source
-
-COMPAT_MODES = ("10", "9")
-#: `ties=`: trec_eval's rule (score, then docno descending), the run's rank column, or each tied
-#: document given its group's mean gain (expected values over every ordering of the tie).
-TIE_RULES = ("docno", "rank", "average")
-MAX_EXP_GRADE = 1023
 
 
 class Line(Record):
@@ -271,54 +263,44 @@ class Evaluator:
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
                  exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4,
                  num_docs: int = 0, ties: str = "docno"):
-        compat = compat_mode(compat)
-        measures = check.measures(measures)
-        relevance_level = _level(relevance_level)
-        judged_only = check.flag(judged_only, "judged_only (-J)")
-        complete = check.flag(complete, "complete (-c)")
-        if max_docs is not None:  # more than any ranking is every document: clamped, not refused
-            max_docs = min(check.whole(max_docs, "max_docs (-M)", 0), sys.maxsize)
-        if global_gains is not None:
-            global_gains = check.text(global_gains, "global_gains", "'exp', 'linear', 'binary' or '1=1,2=3'")
-        discount = check.text(discount, "discount", "'log:2', 'log:e' or 'jk:2'")
-        exact_ideal = check.flag(exact_ideal, "exact_ideal")
-        fractional_grades = check.flag(fractional_grades, "fractional_grades")
-        err_max_grade = check.whole(err_max_grade, "err_max_grade", 0, MAX_EXP_GRADE)
-        num_docs = check.whole(num_docs, "num_docs (-N)", 0, check.MAX_EXACT)
         self.notes: list[str] = []  # for the caller to show: measures named twice, rules not trec_eval's
-        self.requests = parse_requests(measures, compat, self.notes)
-        self.ties = _ties(ties, self.requests, max_docs)
-        self.compat = compat
-        self.global_gains = parse_global_gains(global_gains, compat) if global_gains is not None else None
-        self.discount = parse_discount(discount)
-        self.notes.extend(rule_notes(self.requests, self.global_gains, self.discount, exact_ideal, self.ties))
-        self.qrels = qrels if isinstance(qrels, _core.Qrels) else read_qrels(qrels, fractional=fractional_grades)
-        self.relevance_level = relevance_level
-        self.judged_only = judged_only
-        self.complete = complete
-        self.max_docs = max_docs
-        self.exact_ideal = exact_ideal
-        self.err_max_grade = err_max_grade
-        self.num_docs = num_docs  # -N: the collection size (utility)
 
-    def _follows_10(self) -> bool:
+        def requests(compat: str) -> list[Request]:
+            self.requests = parse_requests(check.measures(measures), compat, self.notes)
+            return self.requests
+
+        options = EvaluationOptions.checked(compat, relevance_level, judged_only, complete, max_docs, global_gains,
+                                            discount, exact_ideal, fractional_grades, err_max_grade, num_docs,
+                                            ties, requests)
+        #: The one options value every evaluation of this Evaluator passes to the core (-j workers,
+        #: Dask, compare and explain too); empty_ok follows the measures (see _follows_10).
+        self.options: EvaluationOptions = options.replace(empty_ok=options.complete and self._follows_10(options))
+        self.notes.extend(rule_notes(self.requests, options.global_gains, options.discount, options.exact_ideal,
+                                     options.ties))
+        self.qrels = qrels if isinstance(qrels, _core.Qrels) else read_qrels(qrels,
+                                                                             fractional=options.fractional_grades)
+
+    # The options one by one, as the Evaluator has always shown them (read-only: self.options is one value).
+    compat = property(lambda self: self.options.compat)
+    relevance_level = property(lambda self: self.options.relevance_level)
+    judged_only = property(lambda self: self.options.judged_only)
+    complete = property(lambda self: self.options.complete)
+    max_docs = property(lambda self: self.options.max_docs)
+    global_gains = property(lambda self: self.options.global_gains)
+    discount = property(lambda self: self.options.discount)
+    exact_ideal = property(lambda self: self.options.exact_ideal)
+    err_max_grade = property(lambda self: self.options.err_max_grade)
+    num_docs = property(lambda self: self.options.num_docs)  # -N: the collection size (utility)
+    ties = property(lambda self: self.options.ties)
+
+    def _follows_10(self, options: EvaluationOptions | None = None) -> bool:
         """Whether some measure follows trec_eval 10's rules for the queries the run lacks (with
         -c, 10 prints them with -q and evaluates them even when no query overlaps; 9.x does
         neither): compat 10, or in compat 9 a measure 9.x lacks (dcg, ideal_dcg, rbp, rbp_resid,
         unj: trec_eval 10 on float32 scores).  Each other measure keeps 9.x's rules beside them;
         the core decides per measure (its kernel table's in_trec_eval_9)."""
-        return self.compat == "10" or not all(r.measure.in_trec_eval_9 for r in self.requests)
-
-    def core_options(self, ties: str | None = None, part: bool = False) -> tuple:
-        """The options tuple trecgain._core reads (`ties`: another tie rule than the evaluator's;
-        `part`: for a part of a run measured on its own, trecgain.distributed: -c off, and a part
-        without the qrels' queries not an error)."""
-        complete = bool(self.complete) and not part
-        empty_ok = True if part else bool(self.complete and self._follows_10())
-        return (float(self.relevance_level), bool(self.judged_only), self.max_docs, complete, empty_ok, self.compat,
-                self.discount.to_core(),
-                self.global_gains.to_core() if self.global_gains else None, bool(self.exact_ideal),
-                int(self.err_max_grade), (self.num_docs, ties or self.ties))
+        compat = (options or self.options).compat
+        return compat == "10" or not all(r.measure.in_trec_eval_9 for r in self.requests)
 
     def evaluate(self, run: Source | Any, keep_values: bool = True, check_ties: bool = False) -> Result:
         """Evaluate one run (a path, '-', an open file, a core Run, a dict, a DataFrame or rows).
@@ -338,7 +320,7 @@ class Evaluator:
         source = _source_name(run)
         run = self.read_run(run)
         tie_lines = _slot_masks(self.requests)[0] if check_ties else None
-        evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self.core_options(),
+        evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self.options,
                                     keep_values, tie_lines)
         return self.result(evaluation, run, keep_values, source)
 
@@ -400,22 +382,6 @@ def _queries(count: int) -> str:
     return "query" if count == 1 else "queries"
 
 
-def _ties(value: object, requests: list[Request], max_docs: int | None) -> str:
-    """ties=: one of TIE_RULES; "average" only for the measures it is defined for, without -M."""
-    if value not in TIE_RULES:
-        raise TrecgainError(f"ties must be one of {', '.join(TIE_RULES)}, not {check.show(value)}")
-    if value == "average":
-        refused = [r.measure.name for r in requests if not r.measure.tie_average]
-        if refused:
-            supported = ", ".join(m.name for m in REGISTRY if m.tie_average)
-            raise TrecgainError(f"--ties average (expected values over every ordering of tied documents) is "
-                                f"defined for {supported}; not for {', '.join(dict.fromkeys(refused))}")
-        if max_docs is not None:
-            raise TrecgainError("--ties average does not combine with -M (a cut through a tie group): use a "
-                                "cutoff measure, e.g. ndcg_cut.10")
-    return value  # type: ignore[return-value]
-
-
 def _source_name(run: object) -> str | None:
     """The run's file name, when it is given as a path (or '-')."""
     import os  # not at import: only this path needs it
@@ -424,22 +390,3 @@ def _source_name(run: object) -> str | None:
         name = os.fspath(run)
         return name if isinstance(name, str) else None
     return None
-
-
-def compat_mode(value: object) -> str:
-    """compat="10" or "9", or the ints 10 and 9: the mode's string (else a TrecgainError)."""
-    number = check.integer(value)
-    text = str(number) if number is not None else value
-    if text not in COMPAT_MODES:
-        raise TrecgainError(f"compat must be one of {', '.join(COMPAT_MODES)}, not {check.show(value)}")
-    return text  # type: ignore[return-value]
-
-
-def _level(value: object) -> int:
-    """relevance_level (-l): a whole number.  Grades are at most 2**53 in magnitude, so a level
-    beyond that is every grade's or none's: it becomes 2**54 (exact as a double), not an
-    inexact or infinite one."""
-    level = check.whole(value, "relevance_level (-l)")
-    if abs(level) > check.MAX_EXACT:
-        level = 2 * check.MAX_EXACT if level > 0 else -2 * check.MAX_EXACT
-    return level

@@ -16,7 +16,8 @@ from . import _core, check
 from .console import UsageError, fail, integer_option, parse_args, quiet_stdout, say, tie_rule, write_stdout
 from .discounts import TREC_EVAL
 from .errors import TrecgainError
-from .evaluate import Evaluator, compat_mode
+from .evaluate import Evaluator
+from .options import compat_mode
 from .formats import aligned, dumps
 from .measures import BY_NAME, REGISTRY, parse_requests
 from .output import swapped_error
@@ -116,12 +117,13 @@ def _cells(row: dict) -> dict:
     return out
 
 
-def _options_of(evaluator, fractional_grades: bool) -> dict:
-    gains = evaluator.global_gains
-    return {"relevance_level": evaluator.relevance_level, "judged_only": evaluator.judged_only,
-            "max_docs": evaluator.max_docs, "compat": evaluator.compat,
-            "global_gains": None if gains is None else gains.text, "discount": evaluator.discount.text,
-            "exact_ideal": evaluator.exact_ideal, "fractional_grades": fractional_grades, "ties": evaluator.ties}
+def _options_of(options) -> dict:
+    """The options an explanation reports: those of an EvaluationOptions that bear on one query."""
+    gains = options.global_gains
+    return {"relevance_level": options.relevance_level, "judged_only": options.judged_only,
+            "max_docs": options.max_docs, "compat": options.compat,
+            "global_gains": None if gains is None else gains.text, "discount": options.discount.text,
+            "exact_ideal": options.exact_ideal, "fractional_grades": options.fractional_grades, "ties": options.ties}
 
 
 def parse_measure(measure: object, compat: str = "10"):
@@ -151,26 +153,23 @@ def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_on
     With `global_gains`, or a `discount` other than log:2, the
     explanation has two sides: trec_eval's default (linear gains, log2) and the given one.
     Another keyword (complete, num_docs, ...) is a TrecgainError naming those it takes."""
-    import copy  # not at import: only this path needs it
-
     check.keywords(unknown, KEYWORDS, "explain", "its options")
     parse_measure(measure, compat_mode(compat))  # refused before any file is read
     evaluator = Evaluator(qrels, measures=[measure], relevance_level=relevance_level, judged_only=judged_only,
                           max_docs=max_docs, compat=compat, global_gains=global_gains, discount=discount,
                           exact_ideal=exact_ideal, fractional_grades=fractional_grades, ties=ties)
-    fractional_grades = check.flag(fractional_grades, "fractional_grades")
     request = evaluator.requests[0]
     qid = check.key(query, "query", None)
     core_run = evaluator.read_run(run)
-    sides = [("given", evaluator)]
-    if evaluator.global_gains is not None or evaluator.discount != TREC_EVAL:
-        default = copy.copy(evaluator)  # the same measure as trec_eval computes it: linear gains, log2
-        default.global_gains, default.discount = None, TREC_EVAL
-        sides.insert(0, ("default", default))
+    options = evaluator.options
+    sides = [("given", options)]
+    if options.global_gains is not None or options.discount != TREC_EVAL:
+        # the same measure as trec_eval computes it: linear gains, log2
+        sides.insert(0, ("default", options.replace(global_gains=None, discount=TREC_EVAL)))
     to_core = request.to_core()
 
-    def run_core(ev, rows: int) -> dict:
-        return _core.explain(ev.qrels, core_run, to_core, ev.core_options(), qid, rows)
+    def run_core(side_options, rows: int) -> dict:
+        return _core.explain(evaluator.qrels, core_run, to_core, side_options, qid, rows)
 
     results = [run_core(ev, 0) for _, ev in sides]
     longest = max(len(r["rows"]) for r in results)
@@ -182,23 +181,23 @@ def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_on
     last = results[-1]
     warnings = list(dict.fromkeys(w for r in results for w in r["warnings"]))
     return Explanation(measure, request.measure.name, _docno(qid), evaluator.qrels.source, core_run.source,
-                       _options_of(evaluator, fractional_grades), lines, cutoffs, out_sides, last["missed"],
+                       _options_of(options), lines, cutoffs, out_sides, last["missed"],
                        last["ties"], {"ranked": last["ranked"], "judged": last["judged"],
                                       "ideal": [r["ideal"] for r in results]}, warnings)
 
 
-def _gains_text(evaluator, request) -> str:
+def _gains_text(options, request) -> str:
     """The gains a side's kernel used, as the user would write them."""
     if request.measure.name == "ndcg_p":
         return "exp"
-    spec = request.params.gains or evaluator.global_gains
+    spec = request.params.gains or options.global_gains
     if spec is None:
         return "linear"
     return spec.text
 
 
-def _discount_text(evaluator, request) -> str:
-    return "none" if request.measure.name == "cg_cut" else evaluator.discount.text
+def _discount_text(options, request) -> str:
+    return "none" if request.measure.name == "cg_cut" else options.discount.text
 
 
 def _describe_gains(text: str) -> str:

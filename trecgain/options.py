@@ -1,0 +1,137 @@
+"""`EvaluationOptions`: every run-wide option of an evaluation as one frozen, checked value
+(issue 18).  It is checked once, by `EvaluationOptions.checked`, with trecgain.check's rules and
+messages; the command line, -j workers, Dask, compare and explain all pass this one value, and
+trecgain._core reads it by field name into the core's `Options` (core/src/options.rs), refusing
+an unknown compat, tie rule or discount rather than defaulting.
+
+A Record, not a dataclass: dataclasses cost the command line's start-up (see trecgain.record)."""
+
+from __future__ import annotations
+
+import sys
+
+from . import check
+from .discounts import parse_discount
+from .errors import TrecgainError
+from .gains import parse_global_gains
+from .record import Record
+
+TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
+if TYPE_CHECKING:
+    from typing import Callable
+
+    from .discounts import Discount
+    from .gains import GainSpec
+    from .measures import Request
+
+COMPAT_MODES = ("10", "9")
+#: `ties=`: trec_eval's rule (score, then docno descending), the run's rank column, or each tied
+#: document given its group's mean gain (expected values over every ordering of the tie).
+TIE_RULES = ("docno", "rank", "average")
+#: The core's tie rules: TIE_RULES, and "reversed" (score descending, then docno ascending), which
+#: only trecgain itself asks for, to tell whether ties decided a value (check_ties, Dask).
+CORE_TIE_RULES = (*TIE_RULES, "reversed")
+MAX_EXP_GRADE = 1023
+
+
+class EvaluationOptions(Record):
+    """The run-wide options of an evaluation, checked (build it with `checked`):
+
+    compat ("10" | "9"), relevance_level (-l, an int), judged_only (-J), complete (-c),
+    max_docs (-M, an int or None), global_gains (a trecgain.gains.GainSpec or None), discount
+    (a trecgain.discounts.Discount), exact_ideal, fractional_grades, err_max_grade, num_docs (-N),
+    ties (one of CORE_TIE_RULES), and empty_ok: with complete, evaluate even when no query is in
+    both files (trec_eval 10's rule; the Evaluator sets it from its measures).
+
+    Frozen: `replace(**changes)` makes another value."""
+
+    __slots__ = ("compat", "relevance_level", "judged_only", "complete", "max_docs", "global_gains", "discount",
+                 "exact_ideal", "fractional_grades", "err_max_grade", "num_docs", "ties", "empty_ok")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"EvaluationOptions is frozen: use replace({name}=...)")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("EvaluationOptions is frozen")
+
+    def __reduce__(self) -> tuple:  # pickled for -j workers and Dask: by value, not by __setattr__
+        return (type(self), self._values())
+
+    def replace(self, **changes: object) -> EvaluationOptions:
+        """This value with some fields changed (not checked again: trecgain's own changes only)."""
+        values = {name: getattr(self, name) for name in self.__slots__}
+        values.update(changes)
+        return type(self)(**values)
+
+    def for_part(self) -> EvaluationOptions:
+        """The options of a part of a run measured on its own (trecgain.distributed): -c off (the
+        assembly of the parts applies it), and a part without the qrels' queries not an error."""
+        return self.replace(complete=False, empty_ok=True)
+
+    @classmethod
+    def checked(cls, compat: object = "10", relevance_level: object = 1, judged_only: object = False,
+                complete: object = False, max_docs: object = None, global_gains: object = None,
+                discount: object = "log:2", exact_ideal: object = False, fractional_grades: object = False,
+                err_max_grade: object = 4, num_docs: object = 0, ties: object = "docno",
+                requests: Callable[[str], list[Request]] | None = None) -> EvaluationOptions:
+        """The options from the Evaluator's keyword values, each checked in turn (a TrecgainError
+        naming the first bad one).  `requests(compat)`: the measure requests, parsed once compat
+        is known (a bad measure is reported before the other options), for the tie rule's check
+        ("average" is defined for some measures only)."""
+        compat = compat_mode(compat)
+        parsed = requests(compat) if requests is not None else []
+        relevance_level = _level(relevance_level)
+        judged_only = check.flag(judged_only, "judged_only (-J)")
+        complete = check.flag(complete, "complete (-c)")
+        if max_docs is not None:  # more than any ranking is every document: clamped, not refused
+            max_docs = min(check.whole(max_docs, "max_docs (-M)", 0), sys.maxsize)
+        if global_gains is not None:
+            global_gains = check.text(global_gains, "global_gains", "'exp', 'linear', 'binary' or '1=1,2=3'")
+        discount = check.text(discount, "discount", "'log:2', 'log:e' or 'jk:2'")
+        exact_ideal = check.flag(exact_ideal, "exact_ideal")
+        fractional_grades = check.flag(fractional_grades, "fractional_grades")
+        err_max_grade = check.whole(err_max_grade, "err_max_grade", 0, MAX_EXP_GRADE)
+        num_docs = check.whole(num_docs, "num_docs (-N)", 0, check.MAX_EXACT)
+        ties = _ties(ties, parsed, max_docs)
+        gains = parse_global_gains(global_gains, compat) if global_gains is not None else None
+        return cls(compat, relevance_level, judged_only, complete, max_docs, gains, parse_discount(discount),
+                   exact_ideal, fractional_grades, err_max_grade, num_docs, ties, False)
+
+
+def _ties(value: object, requests: list[Request], max_docs: int | None) -> str:
+    """ties=: one of TIE_RULES; "average" only for the measures it is defined for, without -M."""
+    if value not in TIE_RULES:
+        raise TrecgainError(f"ties must be one of {', '.join(TIE_RULES)}, not {check.show(value)}")
+    if value == "average":
+        refused = [r.measure.name for r in requests if not r.measure.tie_average]
+        if refused:
+            from .measures import REGISTRY  # not at import: only this message needs it
+
+            supported = ", ".join(m.name for m in REGISTRY if m.tie_average)
+            raise TrecgainError(f"--ties average (expected values over every ordering of tied documents) is "
+                                f"defined for {supported}; not for {', '.join(dict.fromkeys(refused))}")
+        if max_docs is not None:
+            raise TrecgainError("--ties average does not combine with -M (a cut through a tie group): use a "
+                                "cutoff measure, e.g. ndcg_cut.10")
+    return value  # type: ignore[return-value]
+
+
+def compat_mode(value: object) -> str:
+    """compat="10" or "9", or the ints 10 and 9: the mode's string (else a TrecgainError)."""
+    number = check.integer(value)
+    text = str(number) if number is not None else value
+    if text not in COMPAT_MODES:
+        raise TrecgainError(f"compat must be one of {', '.join(COMPAT_MODES)}, not {check.show(value)}")
+    return text  # type: ignore[return-value]
+
+
+def _level(value: object) -> int:
+    """relevance_level (-l): a whole number.  Grades are at most 2**53 in magnitude, so a level
+    beyond that is every grade's or none's: it becomes 2**54 (exact as a double), not an
+    inexact or infinite one."""
+    level = check.whole(value, "relevance_level (-l)")
+    if abs(level) > check.MAX_EXACT:
+        level = 2 * check.MAX_EXACT if level > 0 else -2 * check.MAX_EXACT
+    return level
+
+
