@@ -9,6 +9,10 @@ from .console import (UsageError, fail, integer_option, parse_args, quiet_stdout
                       tie_rule, write_stdout)
 from .errors import TrecgainError
 
+TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
+if TYPE_CHECKING:
+    from .options import EvaluationOptions
+
 USAGE = "Usage: trecgain [-h] [-q] [--compat 10|9] [-j N] {-m measure}* qrels_file run_file [run_file ...]"
 
 
@@ -182,7 +186,9 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
     target = _output_target(output, files if dask is None else distributed.local_paths(files))
     try:
         if dask is not None:
-            outcomes = distributed.command_outcomes(dask, files, settings, per_query, not nosummary, form, quiet)
+            distributed.need_dask(distributed.COMMAND)  # Dask missing: one line before the options are checked
+            outcomes = distributed.command_outcomes(dask, files, settings["measures"], _options(settings), per_query,
+                                                    not nosummary, form, quiet)
         else:
             evaluator, runs = _evaluator(files, settings)
             outcomes = _evaluate_runs(evaluator, runs, integer_option(jobs, "-j", 1) or 1, per_query, not nosummary,
@@ -226,6 +232,18 @@ def _refuse_unsupported(debug: str | None, zscore: str | None, rel_format: str |
             raise TrecgainError(f"option {option}: only the '{allowed}' format is supported, not '{value}'")
 
 
+def _options(settings: dict) -> EvaluationOptions:
+    """The one options value of the command, checked once as the Evaluator checks its keywords
+    (a bad measure first, then each option in turn): -j workers and Dask get this value."""
+    from . import check  # not at start-up: only this path of the command needs it
+    from .measures import parse_requests  # not at start-up: only this path of the command needs it
+    from .options import EvaluationOptions  # not at start-up: only this path of the command needs it
+
+    values = {k: v for k, v in settings.items() if k != "measures"}
+    return EvaluationOptions.checked(**values, requests=lambda compat: parse_requests(
+        check.measures(settings["measures"]), compat, []))
+
+
 def _evaluator(files: tuple[str, ...], settings: dict) -> tuple[object, tuple]:
     """The Evaluator of the qrels and the runs to evaluate (a single run file is read while
     the qrels are)."""
@@ -235,7 +253,7 @@ def _evaluator(files: tuple[str, ...], settings: dict) -> tuple[object, tuple]:
     if len(runs) == 1 and runs[0] != "-":
         runs[0] = _ReadAhead(runs[0], settings["ties"] == "rank")  # the run is read while the qrels are
     try:
-        evaluator = Evaluator(files[0], **settings)
+        evaluator = Evaluator.from_options(files[0], settings["measures"], _options(settings))
     finally:
         if isinstance(runs[0], _ReadAhead):
             runs[0].join()  # a thread still in the core must not meet the interpreter's exit

@@ -15,7 +15,8 @@ import math
 from . import check, compare_plot, compare_render
 from .errors import TrecgainError
 from .evaluate import Evaluator
-from .measures import BY_NAME
+from .measures import BY_NAME, parse_requests
+from .options import EvaluationOptions, gain_spec
 from .record import Record
 
 TYPE_CHECKING = False
@@ -135,6 +136,12 @@ class Comparison:
         self.warnings = warnings
         self._context = context
 
+    @property
+    def options(self) -> EvaluationOptions:
+        """The one options value the runs were evaluated with (that of the first gain scheme; each
+        other scheme's differs in global_gains only)."""
+        return self._context["options"]
+
     def __repr__(self) -> str:
         return (f"<Comparison of {len(self.runs)} runs on {len(self.qids)} queries, "
                 f"{len(self.measures)} measures>")
@@ -195,8 +202,10 @@ class Comparison:
         context = self._context
         measure = "ndcg_cut." + ",".join(str(k) for k in range(1, depth + 1))
         out: dict = {}
+        options = context["options"]
         for scheme in context["schemes"]:
-            ev = Evaluator(context["qrels"], measures=[measure], global_gains=scheme, **context["options"])
+            ev = Evaluator.from_options(context["qrels"], [measure],
+                                        options.replace(global_gains=gain_spec(scheme, options.compat)))
             curves = []
             for run in context["runs"]:
                 agg = ev.evaluate(run, keep_values=False).aggregate
@@ -344,8 +353,14 @@ class _Comparer:
     def run(self) -> Comparison:
         evaluators = []
         qrels = self.qrels
-        for scheme in self.schemes:
-            ev = Evaluator(qrels, measures=self.measures, global_gains=scheme, **self.options)
+        # checked once, as the first scheme's Evaluator checked them; each other scheme replaces the gains
+        measures = self.measures
+        options = EvaluationOptions.checked(global_gains=self.schemes[0], **self.options, requests=lambda compat:
+                                            parse_requests(check.measures(measures), compat, []))
+        self.evaluation_options = options
+        for i, scheme in enumerate(self.schemes):
+            value = options if i == 0 else options.replace(global_gains=gain_spec(scheme, options.compat))
+            ev = Evaluator.from_options(qrels, self.measures, value)
             qrels = ev.qrels  # read once
             evaluators.append(ev)
         first = evaluators[0]
@@ -372,7 +387,7 @@ class _Comparer:
                     "seed": self.seed, "wilcoxon": self.wilcoxon, "top": self.top, "queries": len(qids),
                     "complete": bool(first.complete), "compat": first.compat,
                     "global_gains": None if self.schemes == [None] else list(self.schemes)}
-        context = {"qrels": first.qrels, "runs": core_runs, "schemes": self.schemes, "options": self.options,
+        context = {"qrels": first.qrels, "runs": core_runs, "schemes": self.schemes, "options": first.options,
                    "depth": max(cutoffs) if cutoffs else 20}
         return Comparison(infos, qids, measures, reversals, settings, list(dict.fromkeys(notes)),
                           list(dict.fromkeys(warnings)), context)
@@ -399,7 +414,7 @@ class _Comparer:
     def _queries(self, core_runs, results, notes: list[str]) -> tuple[list[str], list[RunInfo]]:
         """The common queries (qrels order) and each run's RunInfo; a note on runs that lack queries."""
         first_results = [per_scheme[0] for per_scheme in results]
-        complete = bool(self.options.get("complete", False))
+        complete = self.evaluation_options.complete
         if complete:
             qids = first_results[0].qids
             lacks = [sum(1 for present in r.evaluation.in_run if not present) for r in first_results]

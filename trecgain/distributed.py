@@ -105,15 +105,16 @@ def _run_names(runs: object) -> list[str]:
     return names
 
 
-def command_outcomes(address: str, files: tuple[str, ...], settings: dict, per_query: bool, summary: bool,
-                     form: str, quiet: bool) -> list[tuple[object, None, list[str]]]:
+def command_outcomes(address: str, files: tuple[str, ...], measures: list[str], options: EvaluationOptions,
+                     per_query: bool, summary: bool, form: str, quiet: bool) -> list[tuple[object, None, list[str]]]:
     """`trecgain --dask ADDRESS ...`: each run's (Result, None, messages), as cli._evaluate_runs
-    returns them without -j (files: the qrels and the runs, globs expanded)."""
+    returns them without -j (files: the qrels and the runs, globs expanded; options: the command's
+    one checked value, after need_dask(COMMAND))."""
     from .console import result_messages  # not at import: only this path needs it
     from .evaluate import Evaluator, printed_differences  # not at import: only this path needs it
 
-    _installed(COMMAND)  # Dask missing: one line before anything is read
-    evaluator = Evaluator(files[0], **settings)  # bad qrels or measures: before a cluster starts
+    need_dask(COMMAND)  # Dask missing: one line before anything is read
+    evaluator = Evaluator.from_options(files[0], measures, options)  # bad qrels: before a cluster starts
     if address == "local":  # this process's own cluster: its worker processes quiet when it is interrupted
         _quiet_resource_tracker()
         connection = _deaf_to_interrupts(lambda: _Connection(address, COMMAND))
@@ -177,7 +178,7 @@ def expand_runs(runs: Iterable[str]) -> list[str]:
 # --- connecting ------------------------------------------------------------------------------
 
 
-def _installed(who: str) -> None:
+def need_dask(who: str) -> None:
     """Dask missing: the one line _distributed says, without importing Dask (which starts a thread)."""
     from importlib.util import find_spec  # not at import: only this path needs it
 

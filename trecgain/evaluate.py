@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import _core, check
 from .errors import TrecgainError
 from .measures import Request, parse_requests, rule_notes
-from .options import EvaluationOptions
+from .options import EvaluationOptions, checked_ties
 from .read import read_qrels, read_run
 from .record import Record
 
@@ -263,15 +263,36 @@ class Evaluator:
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
                  exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4,
                  num_docs: int = 0, ties: str = "docno"):
-        self.notes: list[str] = []  # for the caller to show: measures named twice, rules not trec_eval's
+        notes: list[str] = []  # for the caller to show: measures named twice, rules not trec_eval's
+        parsed: list[Request] = []
 
         def requests(compat: str) -> list[Request]:
-            self.requests = parse_requests(check.measures(measures), compat, self.notes)
-            return self.requests
+            parsed[:] = parse_requests(check.measures(measures), compat, notes)
+            return parsed
 
         options = EvaluationOptions.checked(compat, relevance_level, judged_only, complete, max_docs, global_gains,
                                             discount, exact_ideal, fractional_grades, err_max_grade, num_docs,
                                             ties, requests)
+        self._build(qrels, parsed, notes, options)
+
+    @classmethod
+    def from_options(cls, qrels: Source | Any, measures: Iterable[str], options: EvaluationOptions) -> Evaluator:
+        """The Evaluator of `measures` with `options`, a value already checked (EvaluationOptions.checked):
+        the command line, compare and explain check the options once and build their Evaluators
+        from that one value (issue 18).  The measures are parsed in options.compat, and the tie
+        rule checked against them (ties="average" is defined for some measures only)."""
+        notes: list[str] = []
+        requests = parse_requests(check.measures(measures), options.compat, notes)
+        if options.ties == "average":  # defined for some measures only: these must be such
+            checked_ties(options.ties, requests, options.max_docs)
+        evaluator = cls.__new__(cls)
+        evaluator._build(qrels, requests, notes, options)
+        return evaluator
+
+    def _build(self, qrels: Source | Any, requests: list[Request], notes: list[str],
+               options: EvaluationOptions) -> None:
+        self.notes: list[str] = notes
+        self.requests = requests
         #: The one options value every evaluation of this Evaluator passes to the core (-j workers,
         #: Dask, compare and explain too); empty_ok follows the measures (see _follows_10).
         self.options: EvaluationOptions = options.replace(empty_ok=options.complete and self._follows_10(options))

@@ -17,7 +17,7 @@ from .console import UsageError, fail, integer_option, parse_args, quiet_stdout,
 from .discounts import TREC_EVAL
 from .errors import TrecgainError
 from .evaluate import Evaluator
-from .options import compat_mode
+from .options import EvaluationOptions, compat_mode
 from .formats import aligned, dumps
 from .measures import BY_NAME, REGISTRY, parse_requests
 from .output import swapped_error
@@ -155,9 +155,18 @@ def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_on
     Another keyword (complete, num_docs, ...) is a TrecgainError naming those it takes."""
     check.keywords(unknown, KEYWORDS, "explain", "its options")
     parse_measure(measure, compat_mode(compat))  # refused before any file is read
-    evaluator = Evaluator(qrels, measures=[measure], relevance_level=relevance_level, judged_only=judged_only,
-                          max_docs=max_docs, compat=compat, global_gains=global_gains, discount=discount,
-                          exact_ideal=exact_ideal, fractional_grades=fractional_grades, ties=ties)
+    options = EvaluationOptions.checked(compat, relevance_level, judged_only, False, max_docs, global_gains, discount,
+                                        exact_ideal, fractional_grades, ties=ties,
+                                        requests=lambda mode: parse_requests(check.measures([measure]), mode))
+    return explain_options(qrels, run, measure, query, options)
+
+
+def explain_options(qrels, run, measure: str, query, options: EvaluationOptions) -> Explanation:
+    """`explain` with its options as one checked value (EvaluationOptions.checked; those that do
+    not bear on one query, such as complete and num_docs, are not read): `trecgain explain`
+    checks its options once and explains each measure with that value (issue 18)."""
+    parse_measure(measure, options.compat)  # refused before any file is read
+    evaluator = Evaluator.from_options(qrels, [measure], options)
     request = evaluator.requests[0]
     qid = check.key(query, "query", None)
     core_run = evaluator.read_run(run)
@@ -440,10 +449,12 @@ def _command(o: dict, files: tuple[str, ...], say) -> str:
     except TrecgainError as err:
         raise swapped_error(err, files[0], files[1], "trecgain explain -m MEASURE --query QID [options] QRELS RUN") \
             from None
-    explanations = [explain(qrels, run, m, o["query"], relevance_level=level, judged_only=o["judged_only"],
-                            max_docs=max_docs, compat=o["compat"], global_gains=o["global_gains"],
-                            discount=o["discount"], exact_ideal=o["exact_ideal"],
-                            fractional_grades=o["fractional_grades"], ties=o["ties"]) for m in o["measures"]]
+    # checked once, as the first measure's explanation checked them (its measure for the tie rule); each
+    # further measure's tie rule is checked by Evaluator.from_options in turn
+    options = EvaluationOptions.checked(o["compat"], level, o["judged_only"], False, max_docs, o["global_gains"],
+                                        o["discount"], o["exact_ideal"], o["fractional_grades"], ties=o["ties"],
+                                        requests=lambda mode: parse_requests([o["measures"][0]], mode))
+    explanations = [explain_options(qrels, run, m, o["query"], options) for m in o["measures"]]
     for warning in dict.fromkeys(w for e in explanations for w in e.warnings):
         say(f"warning: {warning}")
     if o["format"] == "json":

@@ -32,6 +32,7 @@ TIE_RULES = ("docno", "rank", "average")
 #: only trecgain itself asks for, to tell whether ties decided a value (check_ties, Dask).
 CORE_TIE_RULES = (*TIE_RULES, "reversed")
 MAX_EXP_GRADE = 1023
+GAINS_EXAMPLES = "'exp', 'linear', 'binary' or '1=1,2=3'"
 
 
 class EvaluationOptions(Record):
@@ -86,20 +87,21 @@ class EvaluationOptions(Record):
         if max_docs is not None:  # more than any ranking is every document: clamped, not refused
             max_docs = min(check.whole(max_docs, "max_docs (-M)", 0), sys.maxsize)
         if global_gains is not None:
-            global_gains = check.text(global_gains, "global_gains", "'exp', 'linear', 'binary' or '1=1,2=3'")
+            global_gains = check.text(global_gains, "global_gains", GAINS_EXAMPLES)
         discount = check.text(discount, "discount", "'log:2', 'log:e' or 'jk:2'")
         exact_ideal = check.flag(exact_ideal, "exact_ideal")
         fractional_grades = check.flag(fractional_grades, "fractional_grades")
         err_max_grade = check.whole(err_max_grade, "err_max_grade", 0, MAX_EXP_GRADE)
         num_docs = check.whole(num_docs, "num_docs (-N)", 0, check.MAX_EXACT)
-        ties = _ties(ties, parsed, max_docs)
+        ties = checked_ties(ties, parsed, max_docs)
         gains = parse_global_gains(global_gains, compat) if global_gains is not None else None
         return cls(compat, relevance_level, judged_only, complete, max_docs, gains, parse_discount(discount),
                    exact_ideal, fractional_grades, err_max_grade, num_docs, ties, False)
 
 
-def _ties(value: object, requests: list[Request], max_docs: int | None) -> str:
-    """ties=: one of TIE_RULES; "average" only for the measures it is defined for, without -M."""
+def checked_ties(value: object, requests: list[Request], max_docs: int | None) -> str:
+    """ties=: one of TIE_RULES; "average" only for the measures it is defined for, without -M
+    (checked again by Evaluator.from_options, for the measures of each Evaluator built from one value)."""
     if value not in TIE_RULES:
         raise TrecgainError(f"ties must be one of {', '.join(TIE_RULES)}, not {check.show(value)}")
     if value == "average":
@@ -135,3 +137,9 @@ def _level(value: object) -> int:
     return level
 
 
+def gain_spec(value: object, compat: str) -> GainSpec | None:
+    """global_gains=: None, or a scheme's text checked and parsed as EvaluationOptions.checked does
+    (compare's schemes: `options.replace(global_gains=gain_spec(scheme, options.compat))`)."""
+    if value is None:
+        return None
+    return parse_global_gains(check.text(value, "global_gains", GAINS_EXAMPLES), compat)
