@@ -1137,8 +1137,8 @@ type Failure = (Vec<u8>, String, Option<String>, Option<u64>);
 /// as `evaluate` makes it of the whole run (trecgain_core::evaluate::assemble): `qids` and
 /// `values` (little-endian doubles, a row per query) of the queries the parts measured, the
 /// run's tag and warnings (the run's, then the measures'); `counts`: queries with mixed ties,
-/// run queries the qrels lack, and the run's lines (for the write cache's rule); `failure`:
-/// the first query (in query order) a part failed to measure, with its error.
+/// and run queries the qrels lack; `failure`: the first query (in query order) a part failed
+/// to measure, with its error.
 #[pyfunction]
 #[pyo3(name = "assemble", signature = (qrels, requests, options, source, tag, qids, values,
                                        warnings, counts, keep_values, failure=None))]
@@ -1153,7 +1153,7 @@ fn py_assemble(
     qids: Vec<Vec<u8>>,
     values: &Bound<'_, PyBytes>,
     warnings: Vec<String>,
-    counts: (usize, usize, usize),
+    counts: (usize, usize),
     keep_values: bool,
     failure: Option<Failure>,
 ) -> PyResult<PyEvaluation> {
@@ -1168,7 +1168,7 @@ fn py_assemble(
             "values are not a whole number of doubles",
         ));
     }
-    let (mixed_tie_queries, queries_not_in_qrels, _run_lines) = counts;
+    let (mixed_tie_queries, queries_not_in_qrels) = counts;
     let parts = Parts {
         qids,
         values: bytes

@@ -616,8 +616,3 @@ SUBCOMMANDS = {
     "gdeval": (_gdeval, "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
     "completion": (_completion, "a completion script for bash, zsh or fish"),
 }
-
-def entry() -> None:
-    """Run as a program (the installed `trecgain` goes through trecgain._entry, which also
-    turns Ctrl-C during start-up into one line)."""
-    sys.exit(main())

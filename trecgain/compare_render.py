@@ -244,7 +244,7 @@ def _table(header: list[str], body: list[list[str]], right: set[int]) -> list[st
     return aligned(header, body, left=set(range(len(header))) - right)
 
 
-def _comparison_rows(c: Comparison, m: MeasureResult, tests: list[str], markdown: bool = False) -> tuple[list, list]:
+def _comparison_rows(c: Comparison, m: MeasureResult, tests: list[str]) -> tuple[list, list]:
     s = c.settings
     header = ["", "diff", f"{s['confidence'] * 100:g}% CI (t)", f"{s['confidence'] * 100:g}% CI (bootstrap)", "effect",
               "W/T/L"]

@@ -20,9 +20,6 @@ class Discount(Record):
     def text(self) -> str:
         return f"{self.kind}:{self.base}"
 
-    def to_core(self) -> tuple[str, str]:
-        return (self.kind, self.base)
-
 
 TREC_EVAL = Discount("log", "2")
 

@@ -1032,8 +1032,7 @@ class _Plan:
         info = _Info(name, not any(r["score_not_rank"] for r in results) and sum(r["lines"] for r in results) > 1)
         tag = next((r["tag"] for r in reversed(results) if r["lines"]), b"")
         run_warnings = next((r["warnings"] for r in results if r["warnings"]), [])
-        lines = sum(r["lines"] for r in results)
-        evaluation = self._assemble(measured, "main", job.options, tag, run_warnings, lines, job.keep)
+        evaluation = self._assemble(measured, "main", job.options, tag, run_warnings, job.keep)
         evaluator = job.evaluator
         result = evaluator.result(evaluation, info, job.keep, self.source.arg)
         if job.tie_check and evaluation.mixed_tie_queries:
@@ -1041,7 +1040,6 @@ class _Plan:
             if missing:  # parts without mixed ties of their own: measured again, ties reversed
                 measured = self._reversed(measured, missing)
             info.reversed = self._assemble(measured, "reversed", evaluator.options.replace(ties="reversed"), tag, [],
-                                           lines,
                                            False)
         return result, info
 
@@ -1049,7 +1047,7 @@ class _Plan:
         self.futures, self.scans, self.shuffled, self.data, self.batch = [], [], None, None, None
 
     def _assemble(self, measured: list[dict], key: str, options: EvaluationOptions, tag: bytes, run_warnings: list[str],
-                  lines: int, keep: bool) -> Any:
+                  keep: bool) -> Any:
         from . import _core  # not at import: only this path needs it
 
         job = self.job
@@ -1065,7 +1063,7 @@ class _Plan:
         mixed = sum(r.get("mixed", 0) for r in measured)
         not_in_qrels = sum(r.get("not_in_qrels", 0) for r in measured)
         return _core.assemble(job.evaluator.qrels, job.requests, options, self.source.name, tag, qids, values,
-                              run_warnings + kernel, (mixed, not_in_qrels, lines), keep, failure)
+                              run_warnings + kernel, (mixed, not_in_qrels), keep, failure)
 
     def _shuffle(self) -> list[dict]:
         """The run's lines regrouped by the hash of their qid, each bucket measured whole."""

@@ -32,7 +32,7 @@ MEASURES = ["dcg", "ideal_dcg", "ndcg", "ndcg_cut.1,3", "ndcg_rel", "Rndcg", "nd
 
 def _parse(s):
     d = parse_discount(s)
-    return d.text, d.to_core()
+    return d.text, d.kind, d.base
 
 
 def _evaluate(s):

@@ -722,7 +722,7 @@ fn nothing_relevant() {
 
 #[test]
 fn rndcg_is_nan_with_relevant_documents_but_no_positive_gain() {
-    // TREC_EVAL_SEMANTICS.md: -l 0 on a query judged all 0 gives 0/0
+    // as trec_eval computes it: -l 0 on a query judged all 0 gives 0/0
     let l0 = Options {
         relevance_level: 0.0,
         ..Options::default()

@@ -2,7 +2,8 @@
 //!
 //! Owned by the reader: any whitespace separates fields (C's isspace), CRLF, comment lines
 //! (`#` in column 0) in both files, blank lines in runs, gzip detected by content, FILE:LINE
-//! on every error. Rules and messages: see `read.py` of trecgain 0.1 and TREC_EVAL_SEMANTICS.md.
+//! on every error. Rules and messages: the list below, and the README's "Bad input, large
+//! input, pipes and signals".
 //!
 //! The rules, as trecgain 0.1 has them:
 //! - Lines end with '\n'; a CR before it belongs to the line and, like every C whitespace byte,
