@@ -385,6 +385,49 @@ impl Measuring<'_> {
     }
 }
 
+/// Per qrels query, its row among the parts' values (usize::MAX: no part measured it); an
+/// error when the values do not fill `width` per query, or a query is not the qrels' or was
+/// measured twice.
+fn rows_of_parts(qrels: &Qrels, parts: &Parts, width: usize) -> Result<Vec<usize>> {
+    if parts.values.len() != parts.qids.len() * width {
+        return Err(Error::new(format!(
+            "{} values for {} queries of {width} lines",
+            parts.values.len(),
+            parts.qids.len()
+        )));
+    }
+    let mut row_of = vec![usize::MAX; qrels.qids.len()];
+    for (i, qid) in parts.qids.iter().enumerate() {
+        let q = qrels.query(qid).filter(|&q| row_of[q] == usize::MAX);
+        let q = q.ok_or_else(|| {
+            Error::new(format!(
+                "query '{}' is not a qrels query, or was measured twice",
+                crate::rank::text(qid)
+            ))
+        })?;
+        row_of[q] = i;
+    }
+    Ok(row_of)
+}
+
+/// A run without lines, named `source`: what `assemble` measures the queries -c brings in on.
+fn no_lines(source: &str) -> Run {
+    Run {
+        source: source.to_string(),
+        qids: Arena::new(),
+        query: Vec::new(),
+        docnos: Arena::new(),
+        scores: Vec::new(),
+        lines: Vec::new(),
+        ranks: Vec::new(),
+        score_is_rank: false,
+        unit: "line",
+        tag: Vec::new(),
+        empty_qids: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
 /// What the parts of one run, each measured elsewhere (a cluster's worker reads some of the
 /// run's queries and evaluates them with `Options::complete` off and `Options::empty_ok` on),
 /// bring to `assemble`.
@@ -417,38 +460,8 @@ pub fn assemble(
     failure: Option<(Vec<u8>, Error)>,
 ) -> Result<Evaluation> {
     let (planned, width) = plan(requests, options)?;
-    if parts.values.len() != parts.qids.len() * width {
-        return Err(Error::new(format!(
-            "{} values for {} queries of {width} lines",
-            parts.values.len(),
-            parts.qids.len()
-        )));
-    }
-    let mut row_of = vec![usize::MAX; qrels.qids.len()];
-    for (i, qid) in parts.qids.iter().enumerate() {
-        let q = qrels.query(qid).filter(|&q| row_of[q] == usize::MAX);
-        let q = q.ok_or_else(|| {
-            Error::new(format!(
-                "query '{}' is not a qrels query, or was measured twice",
-                crate::rank::text(qid)
-            ))
-        })?;
-        row_of[q] = i;
-    }
-    let run = Run {
-        source: source.to_string(),
-        qids: Arena::new(),
-        query: Vec::new(),
-        docnos: Arena::new(),
-        scores: Vec::new(),
-        lines: Vec::new(),
-        ranks: Vec::new(),
-        score_is_rank: false,
-        unit: "line",
-        tag: Vec::new(),
-        empty_qids: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let row_of = rows_of_parts(qrels, &parts, width)?;
+    let run = no_lines(source);
     let mut grouping = Grouping::new(&run, qrels);
     grouping.in_run = row_of.iter().map(|&r| r != usize::MAX).collect();
     let queries = grouping.evaluated(&run, options)?;
