@@ -354,15 +354,13 @@ pub static KERNELS: &[KernelRecord] = &[
         )
     },
     KernelRecord {
-        params: ParamKind::Cutoffs,
-        naming: Naming::Cutoffs,
         ir_measures: &["P@k"],
         ir_params: &["judged_only", "rel"],
-        default_cutoffs: &defaults::CUTOFFS,
-        ..record(
+        ..at(
             "P",
             precision::p,
             "Precision at cutoffs: relevant in the first k over k: -m P.5,10.",
+            &defaults::CUTOFFS,
         )
     },
     KernelRecord {
@@ -378,15 +376,13 @@ pub static KERNELS: &[KernelRecord] = &[
         )
     },
     KernelRecord {
-        params: ParamKind::Cutoffs,
-        naming: Naming::Cutoffs,
         ir_measures: &["R@k"],
         ir_params: &["judged_only", "rel"],
-        default_cutoffs: &defaults::CUTOFFS,
-        ..record(
+        ..at(
             "recall",
             precision::recall,
             "Recall at cutoffs: relevant in the first k over all relevant: -m recall.1000.",
+            &defaults::CUTOFFS,
         )
     },
     KernelRecord {
@@ -522,8 +518,6 @@ pub static KERNELS: &[KernelRecord] = &[
         )
     },
     KernelRecord {
-        params: ParamKind::Cutoffs,
-        naming: Naming::Cutoffs,
         tie_average: true,
         gains: true,
         discounted: true,
@@ -531,45 +525,37 @@ pub static KERNELS: &[KernelRecord] = &[
         explain: Some(Explain::NdcgCut),
         ir_measures: &["nDCG@k"],
         ir_params: &["dcg", "gains", "judged_only"],
-        default_cutoffs: &defaults::CUTOFFS,
-        ..record(
+        ..at(
             "ndcg_cut",
             gain::ndcg_cut,
             "nDCG at cutoffs, grades as gains: -m ndcg_cut.5,10.",
+            &defaults::CUTOFFS,
         )
     },
     KernelRecord {
-        params: ParamKind::Cutoffs,
-        naming: Naming::Cutoffs,
         ir_measures: &["AP@k"],
         ir_params: &["judged_only", "rel"],
-        default_cutoffs: &defaults::CUTOFFS,
-        ..record(
+        ..at(
             "map_cut",
             ap::map_cut,
             "Average precision of the first k documents (over all relevant): -m map_cut.10.",
+            &defaults::CUTOFFS,
         )
     },
+    at(
+        "relative_P",
+        precision::relative_p,
+        "Precision at k relative to the best possible: relevant in the first k over min(k, R).",
+        &defaults::CUTOFFS,
+    ),
     KernelRecord {
-        params: ParamKind::Cutoffs,
-        naming: Naming::Cutoffs,
-        default_cutoffs: &defaults::CUTOFFS,
-        ..record(
-            "relative_P",
-            precision::relative_p,
-            "Precision at k relative to the best possible: relevant in the first k over min(k, R).",
-        )
-    },
-    KernelRecord {
-        params: ParamKind::Cutoffs,
-        naming: Naming::Cutoffs,
         ir_measures: &["Success@k"],
         ir_params: &["judged_only", "rel"],
-        default_cutoffs: &[1,5,10],
-        ..record(
+        ..at(
             "success",
             precision::success,
             "1 if a relevant document is in the first k: -m success.1,5,10 (the default).",
+            &[1,5,10],
         )
     },
     KernelRecord {
@@ -647,28 +633,24 @@ pub static KERNELS: &[KernelRecord] = &[
         )
     },
     KernelRecord {
-        params: ParamKind::Cutoffs,
-        naming: Naming::Cutoffs,
         in_trec_eval_9: false,
         lower_is_better: true,
-        default_cutoffs: &[5,10,20],
-        ..record(
+        ..at(
             "unj",
             precision::unj,
             "Fraction of the first k documents that are unjudged (not in the qrels, or judged negative): -m unj.5,10,20 (the default).",
+            &[5,10,20],
         )
     },
     KernelRecord {
-        params: ParamKind::Cutoffs,
-        naming: Naming::Cutoffs,
         in_trec_eval: false,
         ir_measures: &["ERR@k"],
         ir_params: &["judged_only"],
-        default_cutoffs: &[5,10,20],
-        ..record(
+        ..at(
             "err_cut",
             err::err_cut,
             "Expected reciprocal rank at cutoffs as gdeval.pl computes it, r = (2^grade - 1) / 2^max (max grade 4, --err-max-grade): -m err_cut.10,20 (not in trec_eval).",
+            &[5,10,20],
         )
     },
     KernelRecord {
@@ -684,35 +666,29 @@ pub static KERNELS: &[KernelRecord] = &[
         )
     },
     KernelRecord {
-        params: ParamKind::Cutoffs,
-        naming: Naming::Cutoffs,
         in_trec_eval: false,
         tie_average: true,
         gains: true,
         rank_order: true,
         explain: Some(Explain::Cg),
-        default_cutoffs: &defaults::CUTOFFS,
-        ..record(
+        ..at(
             "cg_cut",
             gain::cg_cut,
             "Cumulative gain at cutoffs, undiscounted: -m cg_cut.5,10 (not in trec_eval; gains from --global-gains).",
+            &defaults::CUTOFFS,
         )
     },
     KernelRecord {
-        params: ParamKind::Cutoffs,
-        naming: Naming::Cutoffs,
         in_trec_eval: false,
         ir_measures: &["Judged@k"],
-        default_cutoffs: &[10],
-        ..record(
+        ..at(
             "judged",
             precision::judged,
             "Fraction of the first min(k, retrieved) documents that the qrels list, whatever the grade (ir_measures' Judged@k; not in trec_eval).",
+            &[10],
         )
     },
     KernelRecord {
-        params: ParamKind::Cutoffs,
-        naming: Naming::Cutoffs,
         in_trec_eval: false,
         tie_average: true,
         gains: true,
@@ -721,11 +697,11 @@ pub static KERNELS: &[KernelRecord] = &[
         explain: Some(Explain::Dcg),
         ir_measures: &["DCG@k"],
         ir_params: &["dcg", "gains", "judged_only"],
-        default_cutoffs: &defaults::CUTOFFS,
-        ..record(
+        ..at(
             "dcg_cut",
             gain::dcg_cut,
             "DCG at cutoffs (ranx's and scikit-learn's DCG@k; not in trec_eval; gains from --global-gains).",
+            &defaults::CUTOFFS,
         )
     },
 
@@ -755,6 +731,21 @@ const fn record(name: &'static str, compute: Kernel, help: &'static str) -> Kern
         ir_params: &[],
         default_cutoffs: &[],
         default_numbers: &[],
+    }
+}
+
+/// A cutoff measure's record: `name.5,10` gives its cutoffs (default `cutoffs`), one line each.
+const fn at(
+    name: &'static str,
+    compute: Kernel,
+    help: &'static str,
+    cutoffs: &'static [usize],
+) -> KernelRecord {
+    KernelRecord {
+        params: ParamKind::Cutoffs,
+        naming: Naming::Cutoffs,
+        default_cutoffs: cutoffs,
+        ..record(name, compute, help)
     }
 }
 
