@@ -103,26 +103,35 @@ class Result(Record):
     def per_query(self) -> dict[str, dict[str, float | int | str]]:
         """{qid: {line name: value}} for every evaluated query (lines printed per query)."""
         self._kept("Result.per_query")
-        return dict(self._query_rows(range(len(self.qid_bytes)), printed=False))
+        rows: dict = {}
+        self._each_query(rows.__setitem__, printed=False)
+        return rows
 
     def query_values(self) -> list[tuple[str, dict[str, float | int | str]]]:
         """[(qid, {line name: value})] of the queries `to_trec(per_query=True)` prints, in its
         order (with -c, the queries the run lacks only under trec_eval 10's rules)."""
         self._kept("Result.query_values")
-        in_run = self.evaluation.in_run
-        return self._query_rows((q for q in range(len(in_run)) if in_run[q] or self.absent_queries), printed=True)
+        rows: list = []
+        self._each_query(lambda qid, line_values: rows.append((qid, line_values)), printed=True)
+        return rows
 
     def each_query_values(self, visit: Callable[[str, dict[str, float | int | str]], object]) -> None:
         """Call `visit(qid, {line name: value})` for each query `to_trec(per_query=True)` prints,
         in its order, a block of queries at a time: the values need not have been kept (they are
         measured again as they go), and none but the block's are held."""
-        shown, absent = (_fast(formats) for formats in self._line_formats(printed=True))
-        absent_queries = self.absent_queries
+        self._each_query(visit, printed=True)
+
+    def _each_query(self, visit: Callable[[str, dict[str, float | int | str]], object], printed: bool) -> None:
+        """`visit(qid, {line name: value})` a block of queries at a time: with `printed`, the
+        queries and lines `to_trec(per_query=True)` prints (see _line_formats), else every
+        evaluated query with every per-query line."""
+        shown, absent = (_fast(formats) for formats in self._line_formats(printed))
+        every_query = self.absent_queries or not printed
         width = self.evaluation.width
 
         def block(qids: list[bytes], in_run: list[bool], values: list[float]) -> None:
             for i, qid in enumerate(qids):
-                if in_run[i] or absent_queries:
+                if in_run[i] or every_query:
                     base, line_values = i * width, {}
                     for name, slot, slots, float_value, kind, rule in (shown if in_run[i] else absent):
                         line_values[name] = values[base + slot] if float_value else \
@@ -138,17 +147,6 @@ class Result(Record):
         formats = [f for f in self.line_formats() if f.per_query]
         nine = self.evaluation.nine_slots
         return formats, [f for f in formats if not (printed and f.slot < len(nine) and nine[f.slot])]
-
-    def _query_rows(self, queries: Iterable[int], printed: bool) -> list[tuple[str, dict[str, float | int | str]]]:
-        """Each query's per-query lines (`printed`: see _line_formats)."""
-        formats, absent_formats = self._line_formats(printed)
-        qids, in_run = self.qids, self.evaluation.in_run
-        out = []
-        for q in queries:
-            row = self.evaluation.row(q)
-            shown = formats if in_run[q] else absent_formats
-            out.append((qids[q], {f.name: _value(row[f.slot:f.slot + f.slots], f.kind, f.rule) for f in shown}))
-        return out
 
     @property
     def aggregate(self) -> dict[str, float | int | str]:
