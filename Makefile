@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 BUILT := $(VENV)/.core-built
 TOOLS := $(VENV)/.test-tools
 PYC := $(VENV)/.bytecode
-PY_SOURCES := $(wildcard trecgain/*.py)
+PY_SOURCES := $(wildcard trecgain/*.py trecgain/*/*.py)
 CORE_SOURCES := $(shell find src core/src -name '*.rs') Cargo.toml core/Cargo.toml
 
 .PHONY: example test rust-test python-test bench clean

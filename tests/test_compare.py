@@ -525,7 +525,7 @@ def test_help():
 
 
 def test_compare_is_the_function_whatever_was_imported():
-    import trecgain.compare_cli  # noqa: F401
+    import trecgain.cli.compare  # noqa: F401
     import trecgain.compare_render  # noqa: F401
     import trecgain.comparison  # noqa: F401
 
