@@ -39,13 +39,6 @@ def run_values(result: object, file: str | None, per_query: bool, summary: bool)
     """A Result's values as `to_trec(per_query, summary)` shows them, the per-query ones
     streamed from the core as they are visited."""
     return RunValues(file, result.runid, dict(result.aggregate) if summary else None,  # type: ignore[attr-defined]
-                     result.each_query_values if per_query else None)  # type: ignore[attr-defined]
-
-
-def run_values(result: object, file: str | None, per_query: bool, summary: bool) -> RunValues:
-    """A Result's values as `to_trec(per_query, summary)` shows them, the per-query ones
-    streamed from the core as they are visited."""
-    return RunValues(file, result.runid, dict(result.aggregate) if summary else None,  # type: ignore[attr-defined]
                      result.each_query_values if per_query else None,  # type: ignore[attr-defined]
                      lambda write: result.write_trec(write, per_query, summary))  # type: ignore[attr-defined]
 
