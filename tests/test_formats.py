@@ -850,3 +850,61 @@ def test_formats_with_many_queries_are_the_trec_lines(tmp_path, form):
     assert [(m, q) for m, q, _ in got] == [(m, q) for m, q, _ in trec]
     assert all(same_value(p, v) if form in ("json", "jsonl") else same_text(p, v)
                for (_, _, v), (_, _, p) in zip(got, trec))
+
+
+# ---------------------------------------------------------------- the registry of formats
+
+
+def test_a_format_registered_is_used_end_to_end(tmp_path):
+    """Adding a format is one module and one record: a test-only format, registered, is offered by
+    --format (help and completion too), writes every run through the command, -j included, and is
+    gone once unregistered."""
+    from trecgain import formats
+    from trecgain.formats import Format
+
+    def write_run(values, out):
+        for run, query, name, value, summary in formats.rows(values):
+            out.write(f"{query}|{name}|{value}\n")
+
+    formats.register(Format("pipes", "query|measure|value lines", write_run,
+                            begin=lambda header, count, out: out.write(f"# {count} runs\n")))
+    try:
+        out = run_cli(["--format", "pipes", "-q", "-m", "map", QRELS, RUN, RUN])
+        assert out.rc == 0, out.stderr
+        expected = Evaluator(QRELS, measures=["map"]).evaluate(RUN)
+        lines = out.stdout.decode().splitlines()
+        assert lines[0] == "# 2 runs" and len(lines) == 1 + 2 * (len(expected.per_query) + len(expected.aggregate))
+        for qid, values in expected.per_query.items():
+            assert f"{qid}|map|{values['map']!r}" in lines
+        assert f"all|map|{expected.aggregate['map']!r}" in lines
+        assert run_cli(["-j", "2", "--format", "pipes", "-q", "-m", "map", QRELS, RUN, RUN]).stdout == out.stdout
+        assert "pipes (query|measure|value lines)" in " ".join(run_cli(["-h"]).stdout.decode().split())
+        from click.shell_completion import ShellComplete
+
+        from trecgain.cli import PROGRAM
+
+        offered = ShellComplete(PROGRAM, {}, "trecgain", "_TRECGAIN_COMPLETE").get_completions(["--format"], "")
+        assert [item.value for item in offered] == [*formats.FORMATS]
+    finally:
+        formats.unregister("pipes")
+    out = run_cli(["--format", "pipes", QRELS, RUN])
+    assert out.rc == 2 and "option --format takes" in out.stderr
+    with pytest.raises(ValueError):
+        formats.unregister("trec")
+    assert list(formats.FORMATS) == ["trec", "json", "jsonl", "csv", "tsv", "markdown"]
+
+
+@pytest.mark.parametrize("per_query", [False, True])
+@pytest.mark.parametrize("summary", [False, True])
+def test_result_to_json_is_laid_out_as_json_dumps(per_query, summary):
+    """Result.to_json and --format json's runs come from one writer (at depth 0 and 2): its text
+    is json.dumps(indent=2)'s of the same object, NaN as null."""
+    result = Evaluator(QRELS, measures=["map", "Rndcg.1=0", "runid"]).evaluate(RUN)
+    text = result.to_json(per_query=per_query, summary=summary)
+    document = json.loads(text)
+    assert text == json.dumps(document, indent=2)
+    assert ("per_query" in document) == per_query and ("aggregate" in document) == summary
+    if per_query:
+        assert set(document["per_query"]) == set(result.per_query)
+        for qid, values in result.per_query.items():
+            assert document["per_query"][qid] == {k: (None if v != v else v) for k, v in values.items()}

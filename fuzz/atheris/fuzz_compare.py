@@ -46,12 +46,12 @@ import _common  # noqa: E402
 with atheris.instrument_imports(include=["trecgain"]):
     import trecgain.cli
     import trecgain.cli.compare
-    import trecgain.compare_plot
-    import trecgain.compare_render
+    import trecgain.comparison.plot
+    import trecgain.comparison.render
     import trecgain.comparison
     import trecgain.evaluate
     import trecgain.output
-    import trecgain.stats  # noqa: F401
+    import trecgain.comparison.stats  # noqa: F401
     from trecgain.cli import main, parsed
 
 import matplotlib.figure  # noqa: E402,F401  (imported once, not per input)

@@ -25,7 +25,7 @@ gain measure under each and list the runs and queries whose order the schemes re
 
 
 def _corrections() -> tuple[str, ...]:
-    from .. import stats  # not at start-up: only completion needs it
+    from ..comparison import stats  # not at start-up: only completion needs it
 
     return stats.CORRECTIONS
 
@@ -33,7 +33,7 @@ def _corrections() -> tuple[str, ...]:
 def _tests() -> tuple[str, ...]:
     from ..comparison import TESTS  # not at start-up: only completion needs it
 
-    return TESTS
+    return tuple(TESTS)
 
 
 class Compare(TrecgainCommand):
@@ -118,7 +118,7 @@ def _choice(options: dict, key: str, option: str, allowed: tuple) -> str | None:
 
 
 def command(options: dict, files: tuple[str, ...]) -> int:
-    from .. import stats  # not at start-up: only this path of the command needs it
+    from ..comparison import stats  # not at start-up: only this path of the command needs it
 
     if len(files) < 3:
         raise UsageError(f"expected a qrels file and at least two run files, got {len(files)} file name(s)")
@@ -132,14 +132,14 @@ def command(options: dict, files: tuple[str, ...]) -> int:
     correction = _choice(options, "correction", "--correction", stats.CORRECTIONS)
     from ..comparison import DEFAULT_SEED, TESTS  # not at start-up: only this path of the command needs it
 
-    test = _choice(options, "test", "--test", TESTS)
-    from ..compare_plot import SUFFIXES  # the module imports matplotlib only to draw
+    test = _choice(options, "test", "--test", tuple(TESTS))
+    from ..comparison.plot import SUFFIXES  # the module imports matplotlib only to draw
 
     plot = options["plot"]
     if plot is not None and not plot.lower().endswith(SUFFIXES):
         raise UsageError(f"option --plot takes a file name ending in .png, .svg or .pdf, not '{plot}'")
     if plot is not None:  # before any file is read: never onto an input, as -o
-        from ..compare_plot import check_target  # not at start-up: only this path of the command needs it
+        from ..comparison.plot import check_target  # not at start-up: only this path of the command needs it
 
         try:
             check_target(plot, files, "--plot")
@@ -165,7 +165,7 @@ def command(options: dict, files: tuple[str, ...]) -> int:
         evaluator["global_gains"] = list(options["global_gains"])
     stats.need_scipy()  # before any file is read: one line saying what to install
     if plot is not None:
-        from ..compare_plot import need_matplotlib  # not at start-up: only this path of the command needs it
+        from ..comparison.plot import need_matplotlib  # not at start-up: only this path of the command needs it
 
         need_matplotlib()
     from ..comparison import compare  # not at start-up: only this path of the command needs it

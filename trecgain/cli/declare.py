@@ -174,15 +174,15 @@ class TrecgainCommand(click.Command):
         formatter.write(self.usage + "\n")
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from ..measures import REGISTRY  # not at start-up: only -h needs it
-
-        named = [m.name for m in REGISTRY if m.tie_average and m.value == "float"]
-        counts = any(m.tie_average and m.value != "float" for m in REGISTRY)
-        tie_average = ", ".join(named + (["the counts"] if counts else []))
-        for param in self.params:
-            if isinstance(param, click.Option) and param.help and "{tie_average}" in param.help:
-                param.help = param.help.replace("{tie_average}", tie_average)
-        super().format_options(ctx, formatter)
+        templates = {param: param.help for param in self.params
+                     if isinstance(param, click.Option) and param.help and "{" in param.help}
+        try:  # the tables' words, as they are now (a format registered since is listed)
+            for param, template in templates.items():
+                param.help = template.format_map(_HelpWords())
+            super().format_options(ctx, formatter)
+        finally:
+            for param, template in templates.items():
+                param.help = template
 
     def help_text(self, ctx: click.Context) -> str:
         """The command's -h: its usage line, description and options, as click formats them."""
@@ -221,6 +221,24 @@ class TrecgainCommand(click.Command):
                 out.append(args[i])
                 i += 1
         return out
+
+
+class _HelpWords(dict):
+    """What an option's help names from the tables (`{tie_average}`, `{formats}`), looked up
+    when -h is asked for."""
+
+    def __missing__(self, key: str) -> str:
+        if key == "tie_average":  # the measures whose records define --ties average
+            from ..measures import REGISTRY  # not at start-up: only -h needs it
+
+            named = [m.name for m in REGISTRY if m.tie_average and m.value == "float"]
+            counts = any(m.tie_average and m.value != "float" for m in REGISTRY)
+            return ", ".join(named + (["the counts"] if counts else []))
+        if key == "formats":  # the registry's formats and what each is
+            from ..formats import FORMATS  # not at start-up: only -h needs it
+
+            return "; ".join(f"{f.name} ({f.help})" for f in FORMATS.values())
+        raise KeyError(key)
 
 
 def _full_name(name: str, takes: dict[str, bool], ctx: click.Context) -> str:

@@ -63,7 +63,7 @@ class Evaluate(TrecgainCommand):
               help="evaluate the runs on a Dask cluster: a scheduler's address, or local (a LocalCluster sized "
                    "to this machine); runs may be globs and URLs")
 @click.option("--format", "output_format", default="trec", metavar="FORMAT", type=Words(_formats),
-              help="trec (default: trec_eval's text), json, jsonl, csv, tsv or markdown")
+              help="the output's format: {formats}")
 @click.option("-o", "--output", "output", metavar="FILE", type=click.Path(),
               help="write the results to FILE, atomically (- is standard output)")
 @click.option("--fail-under", "fail_under", multiple=True, metavar="NAME=VALUE",
@@ -149,7 +149,7 @@ def command(per_query: bool, measures: list[str], complete: bool,
     _publish(target, lambda write: _emit(write, form, outcomes, files[1:], header, per_query, not nosummary))
     for message in dict.fromkeys(m for _, _, ms in outcomes for m in ms):  # once the results are out
         _note(message, quiet)
-    if form == "trec" and len(outcomes) > 1 and not quiet and not _prints_runid(settings["measures"], compat):
+    if len(outcomes) > 1 and not quiet and not _names_runs(form) and not _prints_runid(settings["measures"], compat):
         _note(f"note: the {len(outcomes)} runs' results are printed one after another without their names, as "
               "trec_eval prints them: -m runid adds each run's runid line, --format markdown (or csv, json) "
               "names each run by its file", quiet)
@@ -157,6 +157,13 @@ def command(per_query: bool, measures: list[str], complete: bool,
     for miss in misses:
         say(miss)
     return 3 if misses else 0
+
+
+def _names_runs(form: str) -> bool:
+    """Whether the format's text names each run (trec's does not)."""
+    from ..formats import FORMATS  # not at start-up: only this path of the command needs it
+
+    return FORMATS[form].names_runs
 
 
 def _prints_runid(measures: list[str], compat: str) -> bool:
@@ -218,14 +225,12 @@ def _note(message: str, quiet: bool) -> None:
 
 def _output_format(form: str, per_query: bool, nosummary: bool) -> str:
     """--format's value, checked (usage errors)."""
-    if form == "trec":
-        return form  # the default: trecgain.formats is not needed (start-up)
     from ..formats import FORMATS  # not at start-up: only this path of the command needs it
 
     if form not in FORMATS:
         raise UsageError(f"option --format takes {', '.join(FORMATS)}, not '{form}'")
-    if form == "markdown" and (per_query or nosummary):
-        raise UsageError("--format markdown is one table of the runs' 'all' values: it takes neither -q nor -n")
+    if FORMATS[form].write_run is None and (per_query or nosummary):
+        raise UsageError(f"--format {form} is one table of the runs' 'all' values: it takes neither -q nor -n")
     return form
 
 
@@ -258,19 +263,13 @@ def _output_target(output: str | None, files: tuple[str, ...]) -> str | None:
 
 def _emit(write, form: str, outcomes: list, files: tuple[str, ...], header: dict, per_query: bool,
           summary: bool) -> None:
-    """Hand the results, in format `form`, to `write(bytes)`."""
-    if form == "trec":
-        for output, _, _ in outcomes:  # printed only once every run has been evaluated
-            if isinstance(output, bytes):
-                write(output)
-            else:
-                output.write_trec(write, per_query, summary)
-        return
-    from ..formats import write_document  # not at start-up: only this path of the command needs it
+    """Hand the results, in format `form`, to `write(bytes)`: a worker's text of its run, or the
+    run evaluated here, streamed as it is written (a table of `all` values: those only)."""
+    from ..formats import FORMATS, write_document  # not at start-up: only this path of the command needs it
 
-    if form == "markdown":  # the `all` values only
+    if FORMATS[form].write_run is None:
         runs = [_values(outcome, file, False, True) for outcome, file in zip(outcomes, files)]
-    else:  # a worker's text of its run, or the run evaluated here, streamed as it is written
+    else:
         runs = [outcome[0] if isinstance(outcome[0], bytes) else _values(outcome, file, per_query, summary)
                 for outcome, file in zip(outcomes, files)]
     write_document(form, runs, header, write)

@@ -87,7 +87,7 @@ def _quiet_on_interrupt() -> None:
 
 
 def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
-    """One run in a worker: values, not a Result (the text itself for format trec)."""
+    """One run in a worker: its text in the format, and its `all` values (not a Result)."""
     from ..formats import run_values  # not at start-up: only this path of the command needs it
 
     shared = _SHARED
@@ -96,13 +96,9 @@ def _evaluate_in_worker(index: int) -> tuple[bytes | None, object, list[str]]:
     result = evaluator.evaluate(run, keep_values=False, check_ties=not shared["quiet"])
     file, per_query, summary = shared["files"][index], shared["per_query"], shared["summary"]
     messages = result_messages(result, run.source, per_query, summary, shared["quiet"])
-    summary_values = run_values(result, file, False, True)  # for --fail-under and markdown
-    if shared["form"] == "trec":
-        return result.to_trec_bytes(per_query, summary), summary_values, messages
-    if shared["form"] == "markdown":
+    summary_values = run_values(result, file, False, True)  # for --fail-under and a table of `all` values
+    from ..formats import FORMATS, render_run  # not at start-up: only this path of the command needs it
+
+    if FORMATS[shared["form"]].write_run is None:
         return None, summary_values, messages
-    from ..formats import render_run  # not at start-up: only this path of the command needs it
-
     return render_run(shared["form"], run_values(result, file, per_query, summary)), summary_values, messages
-
-
