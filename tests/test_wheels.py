@@ -110,6 +110,7 @@ def test_sdist_holds_what_a_build_from_source_needs():
               "trecgain/_core.pyi", "trecgain/py.typed", "PKG-INFO"}
     needed |= {str(p.relative_to(ROOT)) for p in SOURCES if p.suffix in (".rs", ".py")}
     assert needed <= names, sorted(needed - names)
+    assert not [n for n in names if n.endswith((".so", ".pyd", ".pyc"))]  # nothing built here
 
 
 def without_rust(venv: Path) -> dict[str, str]:
@@ -170,7 +171,8 @@ def from_source_tree() -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("minor", sorted(PYTHONS))
 def test_wheel_installs_and_runs_without_rust(minor, tmp_path, from_source_tree):
     """pip install of the wheel alone (its dependencies from PyPI), then the package imported
-    from the venv, its extension linked to no libpython, and the example's numbers right."""
+    from the venv, its extension linked to no libpython, and the example's numbers right.
+    One more check in each environment is one more `venv.ok(...)` line."""
     venv = Venv(PYTHONS[minor], tmp_path)
     venv.ok("python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--only-binary", ":all:",
             str(wheel_for(minor)))
