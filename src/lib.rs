@@ -141,6 +141,18 @@ fn good_id(id: &[u8]) -> bool {
 /// The index of the first id in `ids` that `from_rows` would not take as it is (not a str or
 /// bytes, a lone surrogate, empty, whitespace or NUL, over 1024 bytes), so that Python can
 /// name it with trecgain.check's message and its row; None if every id is good.
+/// Where a part of a run file may begin (trecgain.distributed): from `file`, a binary file
+/// object positioned at byte `position`, the start of the first line after the one holding it
+/// whose qid differs from the first run line's there, and the newlines from `position + 1` to it.
+#[pyfunction]
+fn part_start(py: Python<'_>, file: PyObject, position: u64) -> PyResult<(u64, u64)> {
+    let reader = PyReader { file };
+    let found = py
+        .allow_threads(|| trecgain_core::read::part_start(reader, position))
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+    Ok((found.offset, found.newlines))
+}
+
 #[pyfunction]
 fn first_bad_id(ids: &Bound<'_, PyList>) -> Option<usize> {
     ids.iter()
@@ -1499,6 +1511,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(py_explain, m)?)?;
     m.add_function(wrap_pyfunction!(first_bad_id, m)?)?;
+    m.add_function(wrap_pyfunction!(part_start, m)?)?;
     m.add_function(wrap_pyfunction!(failing_query, m)?)?;
     m.add_function(wrap_pyfunction!(py_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(kernels, m)?)?;
