@@ -52,7 +52,10 @@ fn qid(head: &[u8]) -> Option<&[u8]> {
         return None;
     }
     let start = head.iter().position(|&b| !is_ws(b))?;
-    let end = head[start..].iter().position(|&b| is_ws(b)).map_or(head.len(), |k| start + k);
+    let end = head[start..]
+        .iter()
+        .position(|&b| is_ws(b))
+        .map_or(head.len(), |k| start + k);
     Some(&head[start..end])
 }
 
@@ -73,17 +76,30 @@ struct Lines<R> {
 
 impl<R: Read> Lines<R> {
     fn new(reader: R) -> Self {
-        Lines { reader, buffer: vec![0; BLOCK], filled: 0, at: 0 }
+        Lines {
+            reader,
+            buffer: vec![0; BLOCK],
+            filled: 0,
+            at: 0,
+        }
     }
 
     fn next(&mut self) -> io::Result<Line> {
-        let mut line = Line { head: Vec::new(), length: 0, ended: false };
+        let mut line = Line {
+            head: Vec::new(),
+            length: 0,
+            ended: false,
+        };
         loop {
             if self.at >= self.filled {
                 self.filled = loop {
                     match self.reader.read(&mut self.buffer) {
                         Ok(n) => break n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted && e.get_ref().is_none() => continue,
+                        Err(e)
+                            if e.kind() == io::ErrorKind::Interrupted && e.get_ref().is_none() =>
+                        {
+                            continue
+                        }
                         Err(e) => return Err(e),
                     }
                 };
@@ -115,16 +131,24 @@ mod tests {
 
     /// The same search written the plain way: whole lines, split at the reader's whitespace.
     fn naive(file: &[u8], position: usize) -> PartStart {
-        let mut offset = file[position..].iter().position(|&b| b == b'\n').map_or(file.len(), |k| position + k + 1);
+        let mut offset = file[position..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(file.len(), |k| position + k + 1);
         let mut newlines = u64::from(offset > position + 1 && file[offset - 1] == b'\n');
         let mut first: Option<&[u8]> = None;
         while offset < file.len() {
-            let end = file[offset..].iter().position(|&b| b == b'\n').map_or(file.len(), |k| offset + k + 1);
+            let end = file[offset..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(file.len(), |k| offset + k + 1);
             let text = &file[offset..end];
             let fields: Vec<&[u8]> = if text.first() == Some(&b'#') {
                 vec![]
             } else {
-                text.split(|&b| is_ws(b)).filter(|f| !f.is_empty()).collect()
+                text.split(|&b| is_ws(b))
+                    .filter(|f| !f.is_empty())
+                    .collect()
             };
             if let Some(q) = fields.first() {
                 match first {
@@ -136,17 +160,27 @@ mod tests {
             newlines += u64::from(file[end - 1] == b'\n');
             offset = end;
         }
-        PartStart { offset: offset as u64, newlines }
+        PartStart {
+            offset: offset as u64,
+            newlines,
+        }
     }
 
     #[test]
     fn finds_where_the_qid_changes() {
-        let file = b"1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n2 Q0 c 1 1 t\n# note\n\n2 Q0 d 2 0 t\n3\tQ0 e 1 1 t";
+        let file =
+            b"1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n2 Q0 c 1 1 t\n# note\n\n2 Q0 d 2 0 t\n3\tQ0 e 1 1 t";
         for position in 0..file.len() {
             let found = part_start(&file[position..], position as u64).unwrap();
             assert_eq!(found, naive(file, position), "from byte {position}");
         }
-        assert_eq!(part_start(&file[3..], 3).unwrap(), PartStart { offset: 26, newlines: 2 });
+        assert_eq!(
+            part_start(&file[3..], 3).unwrap(),
+            PartStart {
+                offset: 26,
+                newlines: 2
+            }
+        );
     }
 
     #[test]
@@ -155,7 +189,10 @@ mod tests {
         let text = format!("9 Q0 {long} 1 1 t\n 9\x0bQ0 b 1 1 t\r\n10 Q0 c 1 1 t\n10 Q0 d 1 1 t\n");
         let file = text.as_bytes();
         for position in [0, 1, 5, BLOCK, 3 * BLOCK + 8, file.len() - 1] {
-            assert_eq!(part_start(&file[position..], position as u64).unwrap(), naive(file, position));
+            assert_eq!(
+                part_start(&file[position..], position as u64).unwrap(),
+                naive(file, position)
+            );
         }
     }
 }
