@@ -173,7 +173,7 @@ class RelevanceEvaluator:
                                             compat="9")
             except TrecgainError as err:
                 raise InputError(err.message, err.source, err.line) from None
-            self._lines = _line_keys(self._evaluator.requests)
+            self._lines = line_keys(self._evaluator.requests)
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """{qid: {measure: value}} for each query of `scores` the qrels judge, in the run's order."""
@@ -190,20 +190,28 @@ class RelevanceEvaluator:
             evaluation = self._evaluator.evaluate(scores).evaluation
         except TrecgainError as err:
             raise InputError(err.message, err.source, err.line) from None
-        rows: dict[str, dict[str, float]] = {}
-        lines, width = self._lines, evaluation.width
-
-        def block(qids: list[bytes], in_run: list[bool], values: list[float]) -> None:
-            for i, qid in enumerate(qids):
-                base = i * width
-                rows[bytes(qid).decode("utf-8", "surrogateescape")] = {
-                    key: values[base + slot] if measured else 0.0 for key, slot, measured in lines}
-
-        evaluation.for_each_block(block)
+        rows = query_rows(evaluation, self._lines)
         return {qid: rows[qid] for qid in shared}
 
 
-def _line_keys(requests: list[registry.Request]) -> list[tuple[str, int, bool]]:
+def query_rows(evaluation: object, lines: list[tuple[object, int, bool]]) -> dict[str, dict]:
+    """{qid: {key: value}} of the core's evaluation, for each evaluated query, from each line's
+    (key, first value slot, whether its value is reported: else 0.0) in `lines`: the value slots
+    as trec_eval keeps them (counts as floats, gm_* as logs), as pytrec_eval reports them."""
+    rows: dict[str, dict] = {}
+    width = evaluation.width  # type: ignore[attr-defined]
+
+    def block(qids: list[bytes], in_run: list[bool], values: list[float]) -> None:
+        for i, qid in enumerate(qids):
+            base = i * width
+            rows[bytes(qid).decode("utf-8", "surrogateescape")] = {
+                key: values[base + slot] if measured else 0.0 for key, slot, measured in lines}
+
+    evaluation.for_each_block(block)  # type: ignore[attr-defined]
+    return rows
+
+
+def line_keys(requests: list[registry.Request]) -> list[tuple[str, int, bool]]:
     """Per output line, in trec_eval's order: pytrec_eval's key (the line's name for a measure
     with a line per cutoff or point, else the measure's), its first value slot, and whether
     pytrec_eval reports its value (runid and relstring: 0.0)."""
