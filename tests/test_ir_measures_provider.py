@@ -1,6 +1,6 @@
 """trecgain as an ir_measures provider, and ir_measures' Measure objects in trecgain's API.
 
-On seeded random collections (ties, negative grades, empty rankings, queries only in the
+On seeded random collections (ties, scores apart as doubles but tied as float32, negative grades, empty rankings, queries only in the
 qrels or only in the run) every measure ir_measures' own pytrec_eval provider supports is
 computed by that provider and by trecgain's: the per-query values (the DEFAULT of queries
 the run lacks included) are bit for bit the same, and the aggregates equal to 1e-12 (each
@@ -43,9 +43,9 @@ def collection(rng: random.Random) -> tuple[dict, dict]:
         if rng.random() < 0.9:
             qrels[qid] = grades
         if rng.random() < 0.85:
-            tied = rng.random() < 0.5
-            run[qid] = {d: float(rng.randint(0, 3)) if tied else rng.uniform(-5, 5)
-                        for d in rng.sample(docs, rng.randint(0, 10))}
+            kind = rng.choice(["tied", "float32 ties", "distinct"])  # 1 + k/1e9: apart as doubles only
+            run[qid] = {d: float(rng.randint(0, 3)) if kind == "tied" else 1 + rng.randint(0, 3) / 1e9
+                        if kind == "float32 ties" else rng.uniform(-5, 5) for d in rng.sample(docs, rng.randint(0, 10))}
     run.setdefault("extra", {"d1": 1.0})
     qrels.setdefault("0", {"d0": 1})
     return qrels, run
@@ -123,6 +123,38 @@ def test_empty_run_and_no_shared_query_give_the_defaults():
     for run in ({}, {"9": {"a": 1.0}}):
         assert ours.calc_aggregate([nDCG@10, P@5], QRELS, run) == \
             ir_measures.pytrec_eval.calc_aggregate([nDCG@10, P@5], QRELS, run)
+
+
+def test_generators_through_the_provider():
+    """ir_measures.read_trec_run gives a generator of ScoredDoc: read once, empty or not."""
+    ours = provider_module.TrecgainProvider()
+    scored = [ir_measures.ScoredDoc(q, d, s) for q, docs in RUN.items() for d, s in docs.items()]
+    for run in (scored, [], [ir_measures.ScoredDoc("9", "a", 1.0)]):
+        assert ours.calc_aggregate([nDCG@10, AP], QRELS, iter(run)) == \
+            ir_measures.pytrec_eval.calc_aggregate([nDCG@10, AP], QRELS, list(run))
+
+
+def test_values_equal_the_other_providers():
+    """RR@k (ir_measures' msmarco provider) and Judged@k (its judged provider), on distinct scores
+    and non-empty rankings: ir_measures' Judged orders tied documents by docno ascending where
+    trec_eval's order is descending, and divides by zero on an empty ranking."""
+    rng = random.Random(7)
+    ours = provider_module.TrecgainProvider()
+    compared = 0
+    for _ in range(100):
+        qrels, run = {}, {}
+        for q in range(rng.randint(1, 5)):
+            docs = [f"d{i}" for i in range(12)]
+            qrels[str(q)] = {d: rng.randint(0, 3) for d in rng.sample(docs, rng.randint(1, 9))}
+            if rng.random() < 0.85:
+                retrieved = rng.sample(docs, rng.randint(1, 10))
+                run[str(q)] = {d: s / 7 for d, s in zip(retrieved, rng.sample(range(1000), len(retrieved)))}
+        run.setdefault("x", {"d1": 1.0})
+        for measures in ([RR@1, RR@5], [RR(rel=2)@5], [Judged@1, Judged@5]):
+            expected = per_query(ir_measures.DefaultPipeline, measures, qrels, run)
+            assert per_query(ours, measures, qrels, run) == pytest.approx(expected, rel=1e-12, abs=1e-15)
+            compared += len(expected)
+    assert compared > 1000
 
 
 def test_frames_and_namedtuples_through_the_provider():

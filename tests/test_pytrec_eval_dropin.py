@@ -1,6 +1,7 @@
 """trecgain.pytrec_eval against pytrec_eval itself (pytrec-eval-terrier, trec_eval 9's C code).
 
-A seeded random differential test draws small collections (ties, negative grades, empty
+A seeded random differential test draws small collections (ties, scores tied only as float32
+(trec_eval 9 rounds scores to float), negative grades, empty
 rankings, queries only in the qrels or only in the run, numeric and odd docnos) and measure
 lists (every measure pytrec_eval supports, its nicknames, `meas.p` and `meas_p` spellings,
 measures named twice), with relevance_level and judged_docs_only_flag varied, and requires
@@ -51,8 +52,9 @@ def collection(rng: random.Random) -> tuple[dict, dict]:
             qrels[qid] = grades
         if in_run:
             retrieved = rng.sample(docs, rng.randint(0, 10))
-            tied = rng.random() < 0.5
-            run[qid] = {d: float(rng.randint(0, 3)) if tied else rng.uniform(-5, 5) for d in retrieved}
+            kind = rng.choice(["tied", "float32 ties", "distinct"])  # 1 + k/1e9: apart as doubles only
+            run[qid] = {d: float(rng.randint(0, 3)) if kind == "tied" else 1 + rng.randint(0, 3) / 1e9
+                        if kind == "float32 ties" else rng.uniform(-5, 5) for d in retrieved}
     if rng.random() < 0.2:
         run["only-in-run"] = {"d1": 1.0}
     return qrels, run

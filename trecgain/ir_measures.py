@@ -67,6 +67,8 @@ class TrecgainEvaluator(providers.Evaluator):
         self.lines = [(by_name[line], slot, True) for line, slot, _ in _named_lines(evaluator)]
 
     def _iter_calc(self, run: object) -> Iterator[ir_measures.Metric]:
+        if _is_iterator(run):  # read once by trecgain, and again if it shares no query (ir_measures reads it whole too)
+            run = list(run)  # type: ignore[call-overload]
         try:
             evaluation = self.trecgain.evaluate(run).evaluation
         except TrecgainError:
@@ -102,14 +104,22 @@ def _with_query_ids(qrels: object) -> tuple[object, set[str]]:
     return rows, {str(row[0]) for row in rows}
 
 
+def _is_iterator(run: object) -> bool:
+    """A run of rows that can be read only once (a generator, ir_measures.read_trec_run's)."""
+    return not isinstance(run, (dict, list, tuple)) and getattr(run, "columns", None) is None \
+        and hasattr(run, "__next__")
+
+
 def _shares_no_query(run: object, qids: set[str]) -> bool:
-    """Whether a run (dict, DataFrame or rows) is empty or has no query of `qids`."""
+    """Whether a run (dict, DataFrame or list of rows) is empty or has no query of `qids`."""
     if isinstance(run, dict):
         return not any(str(q) in qids for q in run)
     columns = getattr(run, "columns", None)
     if columns is not None:
         column = "query_id" if "query_id" in columns else "qid"
         return not any(str(q) in qids for q in run[column])  # type: ignore[index]
+    if isinstance(run, (list, tuple)):
+        return not any(str(row[0]) in qids for row in run)
     return False
 
 
