@@ -1,7 +1,8 @@
 """trecgain as an ir_measures provider, and ir_measures' Measure objects in trecgain's API.
 
-On seeded random collections (ties, scores apart as doubles but tied as float32, negative grades, empty rankings, queries only in the
-qrels or only in the run) every measure ir_measures' own pytrec_eval provider supports is
+On seeded random collections (ties, scores apart as doubles but tied as float32, negative
+grades, queries only in the qrels or only in the run; empty rankings in a test of their own,
+without Bpref, on which pytrec_eval crashes) every measure ir_measures' own pytrec_eval provider supports is
 computed by that provider and by trecgain's: the per-query values (the DEFAULT of queries
 the run lacks included) are bit for bit the same, and the aggregates equal to 1e-12 (each
 side sums its queries in its own order).  NumRet with and without rel are asked for
@@ -45,7 +46,7 @@ def collection(rng: random.Random) -> tuple[dict, dict]:
         if rng.random() < 0.85:
             kind = rng.choice(["tied", "float32 ties", "distinct"])  # 1 + k/1e9: apart as doubles only
             run[qid] = {d: float(rng.randint(0, 3)) if kind == "tied" else 1 + rng.randint(0, 3) / 1e9
-                        if kind == "float32 ties" else rng.uniform(-5, 5) for d in rng.sample(docs, rng.randint(0, 10))}
+                        if kind == "float32 ties" else rng.uniform(-5, 5) for d in rng.sample(docs, rng.randint(1, 10))}
     run.setdefault("extra", {"d1": 1.0})
     qrels.setdefault("0", {"d0": 1})
     return qrels, run
@@ -72,6 +73,19 @@ def test_values_equal_the_pytrec_eval_providers():
             for m, want in ir_measures.pytrec_eval.calc_aggregate(measures, qrels, run).items():
                 assert aggregate[m] == pytest.approx(want, rel=1e-12, abs=1e-15, nan_ok=True), m
     assert compared > 12_000
+
+
+def test_empty_rankings_as_the_pytrec_eval_provider():
+    """A query given as {}: evaluated with nothing retrieved (without Bpref, on which pytrec_eval
+    then crashes: see test_pytrec_eval_dropin.py)."""
+    ours = provider_module.TrecgainProvider()
+    qrels = {"1": {"a": 2, "b": 0}, "2": {"a": 1}, "3": {"c": 1}}
+    run = {"1": {}, "2": {"a": 1.0}, "3": {}}
+    measures = [m for m in MEASURES if m.NAME != "Bpref"] + [NumRet]
+    expected = per_query(ir_measures.pytrec_eval, measures, qrels, run)
+    got = per_query(ours, measures, qrels, run)
+    assert got.keys() == expected.keys()
+    assert all(got[k] == expected[k] or (math.isnan(got[k]) and math.isnan(expected[k])) for k in expected)
 
 
 def test_supports_what_trecgain_parses():
