@@ -202,3 +202,11 @@ def test_measure_objects_in_the_evaluator():
 def test_measure_objects_trecgain_lacks_are_refused():
     with pytest.raises(TrecgainError, match="Compat"):
         Evaluator(QRELS, [Compat(p=0.8)])
+
+
+def test_measure_objects_in_compare():
+    runs = [{"1": {"a": 1.0, "b": 2.0, "c": 0.5}, "2": {"a": 1.0}}, {"1": {"a": 3.0, "b": 2.0}, "2": {"d": 1.0}}]
+    import trecgain
+
+    by_object = trecgain.compare(QRELS, runs, measures=[nDCG@10, AP], permutations=50)
+    assert str(by_object) == str(trecgain.compare(QRELS, runs, measures=["nDCG@10", "AP"], permutations=50))
