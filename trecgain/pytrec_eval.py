@@ -4,8 +4,9 @@ for pytrec_eval (pytrec-eval-terrier) runs unchanged, with the same keys, types 
 pytrec_eval links trec_eval 9's measure code, so every value here is trecgain's compat "9"
 (scores rounded to float32, trec_eval 9's rules).  What pytrec_eval returns is kept as it is:
 one float per line (counts too), the bare measure name for measures with one line (`set_F`,
-`11pt_avg`, `utility`, a gain-string `ndcg`), each line's name for those with a line per
-cutoff or point (`P_5`, `iprec_at_recall_0.10`), `runid` and `relstring` as 0.0, `gm_map` and
+`11pt_avg`, `utility`), each line's name for those with a line per cutoff or point (`P_5`,
+`iprec_at_recall_0.10`), `relstring` and `runid` as 0.0 (pytrec_eval's runid reads outside its
+buffer: 0.0 or a pointer's bits), `gm_map` and
 `gm_bpref` as the logs trec_eval keeps per query, only the queries of the run that the qrels
 judge (queries whose judgments are `{}` are dropped, as pytrec-eval-terrier drops them), in
 the run's order.  Measures named twice or as `meas_p1,p2` / `meas.p1,p2` are merged as
