@@ -164,8 +164,9 @@ def ir_measures_name(value: object) -> str | None:
     """An ir_measures Measure object's name (`str(nDCG@10)` is 'nDCG@10'), None for anything
     else; ir_measures is never imported (a Measure is known by its class's module and its
     NAME and params)."""
-    kind = type(value)
-    if not kind.__module__.startswith("ir_measures.") or not hasattr(value, "NAME") or not hasattr(value, "params"):
+    module = getattr(type(value), "__module__", None)
+    if not isinstance(module, str) or not module.startswith("ir_measures.") or not hasattr(value, "NAME") \
+            or not hasattr(value, "params"):
         return None
     return str(value)
 
