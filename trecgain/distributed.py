@@ -110,7 +110,7 @@ def command_outcomes(address: str, files: tuple[str, ...], measures: list[str], 
     """`trecgain --dask ADDRESS ...`: each run's (Result, None, messages), as cli._evaluate_runs
     returns them without -j (files: the qrels and the runs, globs expanded; options: the command's
     one checked value, after need_dask(COMMAND))."""
-    from .console import result_messages  # not at import: only this path needs it
+    from .cli.console import result_messages  # not at import: only this path needs it
     from .evaluate import Evaluator, printed_differences  # not at import: only this path needs it
 
     need_dask(COMMAND)  # Dask missing: one line before anything is read
