@@ -112,9 +112,11 @@ def _measure_name_lists(path):
 
 #: The tables allowed to name measures: trec_eval's nickname table (measures.py; sets of
 #: names by definition), the aliases users type for ir_measures names (names.py: spellings of
-#: users, not a list of measures), explain's cell names (its columns dcg and ideal_dcg).
+#: users, not a list of measures), explain's cell names (its columns dcg and ideal_dcg),
+#: pytrec_eval's nickname table (pytrec_eval.py: trec_eval 9's, with the prefs and multi-judge
+#: nicknames trecgain refuses).
 ALLOWED = {"measures.py": {"_COUNTS", "_OFFICIAL", "_ALL_TREC_9", "NICKNAMES"}, "names.py": {"ALIASES"},
-           "explain.py": {"_CELLS"}}
+           "explain.py": {"_CELLS"}, "pytrec_eval.py": {"supported_nicknames"}}
 
 
 def _allowed(path, line):

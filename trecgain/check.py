@@ -145,18 +145,30 @@ def keywords(given: dict, allowed: tuple[str, ...], function: str, described: st
 
 
 def measures(value: object) -> list[str]:
-    """`measures=`: one name or an iterable of names, at least one."""
-    if isinstance(value, str):
-        return [value]
+    """`measures=`: one name or an iterable of names, at least one; an ir_measures Measure
+    object (`nDCG@10`, `AP(rel=2)`) counts as its name, `str(measure)`."""
+    if isinstance(value, str) or ir_measures_name(value) is not None:
+        value = [value]
     if isinstance(value, (bytes, bytearray)) or not hasattr(value, "__iter__"):
         raise TrecgainError(f"measures must be a measure name or a list of them, not {show(value)}")
-    out = list(value)  # type: ignore[call-overload]
+    out = [ir_measures_name(m) or m for m in value]  # type: ignore[attr-defined]
     if not out:
         raise TrecgainError("no measures: give at least one, e.g. measures=['official']")
     for m in out:
         if not isinstance(m, str) or not m:
             raise TrecgainError(f"measures: {show(m)} is not a measure name (a string such as 'ndcg_cut.10')")
     return out
+
+
+def ir_measures_name(value: object) -> str | None:
+    """An ir_measures Measure object's name (`str(nDCG@10)` is 'nDCG@10'), None for anything
+    else; ir_measures is never imported (a Measure is known by its class's module and its
+    NAME and params)."""
+    module = getattr(type(value), "__module__", None)
+    if not isinstance(module, str) or not module.startswith("ir_measures.") or not hasattr(value, "NAME") \
+            or not hasattr(value, "params"):
+        return None
+    return str(value)
 
 
 def key(value: object, what: str, source: str) -> bytes:

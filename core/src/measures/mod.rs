@@ -581,11 +581,15 @@ pub static KERNELS: &[KernelRecord] = &[
             "Recall of the whole retrieved set.",
         )
     },
-    record(
-        "set_map",
-        precision::set_map,
-        "set_P times set_recall.",
-    ),
+    KernelRecord {
+        ir_measures: &["SetAP"],
+        ir_params: &["judged_only", "rel"],
+        ..record(
+            "set_map",
+            precision::set_map,
+            "set_P times set_recall.",
+        )
+    },
     KernelRecord {
         params: ParamKind::Numbers,
         naming: Naming::Params,

@@ -1,0 +1,147 @@
+"""trecgain as an ir_measures provider: `trecgain.ir_measures.use()` puts it first in
+ir_measures' default pipeline, so `ir_measures.calc_aggregate`, `iter_calc`, `evaluator` (and
+PyTerrier's `Experiment`, which calls them) compute every measure trecgain has with trecgain;
+the measures it lacks (alpha_nDCG, ...) still go to ir_measures' other providers.
+
+Values are trecgain's under compat "9" by default: the trec_eval 9 numerics that ir_measures'
+own pytrec_eval provider computes, so switching changes no number (compat="10" for trec_eval
+10.0's).  Per query, trecgain reports the queries of the run the qrels judge; ir_measures'
+Evaluator then gives each qrels query the run lacks the measure's DEFAULT and aggregates as it
+always does (each measure's aggregator, over the qrels' queries).
+
+Importing this module imports ir_measures (an optional dependency: pip install ir_measures).
+"""
+
+from __future__ import annotations
+
+import ir_measures
+from ir_measures import providers
+
+from . import measures as registry
+from .errors import TrecgainError
+from .evaluate import Evaluator
+from .pytrec_eval import query_rows
+
+TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
+if TYPE_CHECKING:
+    from typing import Iterable, Iterator
+
+
+class TrecgainProvider(providers.Provider):
+    """ir_measures' Provider for every ir_measures measure trecgain computes (its names.py)."""
+
+    NAME = "trecgain"
+    SUPPORTED_MEASURES: list = []  # decided by supports(): what trecgain parses
+
+    def __init__(self, compat: str = "9"):
+        super().__init__()
+        if compat not in ("9", "10"):
+            raise TrecgainError(f"compat must be '9' or '10', not {compat!r}")
+        self.compat = compat
+
+    def supports(self, measure: ir_measures.Measure) -> bool:
+        """Whether trecgain computes `measure` (its name parses as a trecgain request)."""
+        try:
+            registry.parse_requests([str(measure)], self.compat)
+        except TrecgainError:
+            return False
+        return True
+
+    def _evaluator(self, measures: Iterable[ir_measures.Measure], qrels: object) -> TrecgainEvaluator:
+        measures = list(measures)
+        qrels, qids = _with_query_ids(qrels)
+        evaluator = Evaluator(qrels, [str(m) for m in measures], compat=self.compat)
+        return TrecgainEvaluator(measures, qids, evaluator)
+
+    def install_instructions(self) -> str:
+        return "pip install trecgain"
+
+
+class TrecgainEvaluator(providers.Evaluator):
+    """One set of qrels and measures, evaluated by trecgain for each run given."""
+
+    def __init__(self, measures: list, qrel_qids: set[str], evaluator: Evaluator):
+        super().__init__(measures, qrel_qids)
+        self.trecgain = evaluator
+        by_name = {str(m): m for m in measures}
+        self.lines = [(by_name[line], slot, True) for line, slot, _ in _named_lines(evaluator)]
+
+    def _iter_calc(self, run: object) -> Iterator[ir_measures.Metric]:
+        if _is_iterator(run):  # read once by trecgain, and again if it shares no query (ir_measures reads it whole too)
+            run = list(run)  # type: ignore[call-overload]
+        try:
+            evaluation = self.trecgain.evaluate(run).evaluation
+        except TrecgainError:
+            if _shares_no_query(run, self.qrel_qids):  # ir_measures: every value is the DEFAULT
+                return
+            raise
+        for qid, values in query_rows(evaluation, self.lines).items():
+            for measure, value in values.items():
+                yield ir_measures.Metric(query_id=qid, measure=measure, value=value)
+
+
+def _named_lines(evaluator: Evaluator) -> list[tuple[str, int, bool]]:
+    """Each request's line (its ir_measures name) with its first value slot."""
+    out, slot = [], 0
+    for r in evaluator.requests:
+        for line, slots in zip(r.lines, r.slots()):
+            out.append((line, slot, True))
+            slot += slots
+    return out
+
+
+def _with_query_ids(qrels: object) -> tuple[object, set[str]]:
+    """The qrels (an iterable of rows read into a list, to be read twice) and their query ids."""
+    if isinstance(qrels, dict):
+        return qrels, {str(q) for q in qrels}
+    columns = getattr(qrels, "columns", None)
+    if columns is not None:
+        column = "query_id" if "query_id" in columns else "qid"
+        return qrels, {str(q) for q in qrels[column]}  # type: ignore[index]
+    if isinstance(qrels, (str, bytes)) or not hasattr(qrels, "__iter__"):
+        return qrels, set()  # a path or a file: trecgain reads it (and ir_measures gives no defaults)
+    rows = list(qrels)  # type: ignore[call-overload]
+    return rows, {str(row[0]) for row in rows}
+
+
+def _is_iterator(run: object) -> bool:
+    """A run of rows that can be read only once (a generator, ir_measures.read_trec_run's)."""
+    return not isinstance(run, (dict, list, tuple)) and getattr(run, "columns", None) is None \
+        and hasattr(run, "__next__")
+
+
+def _shares_no_query(run: object, qids: set[str]) -> bool:
+    """Whether a run (dict, DataFrame or list of rows) is empty or has no query of `qids`."""
+    if isinstance(run, dict):
+        return not any(str(q) in qids for q in run)
+    columns = getattr(run, "columns", None)
+    if columns is not None:
+        column = "query_id" if "query_id" in columns else "qid"
+        return not any(str(q) in qids for q in run[column])  # type: ignore[index]
+    if isinstance(run, (list, tuple)):
+        return not any(str(row[0]) in qids for row in run)
+    return False
+
+
+def register(first: bool = True, compat: str = "9") -> TrecgainProvider:
+    """Register trecgain as ir_measures' provider `trecgain` and put it in ir_measures' default
+    pipeline (`ir_measures.calc_aggregate`, `iter_calc`, `evaluator`, PyTerrier): first (before
+    pytrec_eval), or last with first=False.  Calling it again replaces the earlier one."""
+    provider = TrecgainProvider(compat)
+    providers.register(provider)
+    pipeline = ir_measures.DefaultPipeline.providers
+    pipeline[:] = [p for p in pipeline if not isinstance(p, TrecgainProvider)]
+    pipeline.insert(0 if first else len(pipeline), provider)
+    return provider
+
+
+def use(compat: str = "9") -> TrecgainProvider:
+    """Make ir_measures (and PyTerrier) compute with trecgain: `register(first=True)`."""
+    return register(True, compat)
+
+
+def unregister() -> None:
+    """Take trecgain out of ir_measures' default pipeline and registry again."""
+    pipeline = ir_measures.DefaultPipeline.providers
+    pipeline[:] = [p for p in pipeline if not isinstance(p, TrecgainProvider)]
+    providers.registry.pop(TrecgainProvider.NAME, None)
