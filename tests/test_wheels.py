@@ -9,6 +9,7 @@ missing or older than the sources rather than test a stale wheel.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -168,6 +169,27 @@ def from_source_tree() -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "trecgain", *EXAMPLE_ARGS], cwd=ROOT, capture_output=True)
 
 
+#: The pytrec_eval drop-in as BEIR and MTEB call it, on the example's files, its result as JSON.
+DROPIN = """
+import json, sys
+import trecgain.pytrec_eval as pytrec_eval
+with open(sys.argv[1]) as q, open(sys.argv[2]) as r:
+    qrels, run = pytrec_eval.parse_qrel(q), pytrec_eval.parse_run(r)
+evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10", "recip_rank", "P.5", "recall.100"})
+print(json.dumps(evaluator.evaluate(run)))
+"""
+
+
+def pytrec_eval_of_the_example() -> dict:
+    """What pytrec_eval itself (pytrec-eval-terrier, a test tool here) says of the example."""
+    import pytrec_eval
+
+    with open(EXAMPLE[0]) as q, open(EXAMPLE[1]) as r:
+        qrels, run = pytrec_eval.parse_qrel(q), pytrec_eval.parse_run(r)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10", "recip_rank", "P.5", "recall.100"})
+    return json.loads(json.dumps(evaluator.evaluate(run)))
+
+
 @pytest.mark.parametrize("minor", sorted(PYTHONS))
 def test_wheel_installs_and_runs_without_rust(minor, tmp_path, from_source_tree):
     """pip install of the wheel alone (its dependencies from PyPI), then the package imported
@@ -187,3 +209,5 @@ def test_wheel_installs_and_runs_without_rust(minor, tmp_path, from_source_tree)
     assert example.returncode == 0, example.stderr.decode()
     assert sorted(example.stdout.decode().splitlines()) == trec_eval_lines_from_pytrec_eval()
     assert (example.stdout, example.stderr) == (from_source_tree.stdout, from_source_tree.stderr)
+    dropin = json.loads(venv.ok("python", "-c", DROPIN, *EXAMPLE))  # pytrec_eval's API, with no pytrec_eval there
+    assert dropin == pytrec_eval_of_the_example()
