@@ -11,6 +11,10 @@ use std::sync::Arc;
 
 use std::borrow::Cow;
 
+mod dicts;
+mod ids;
+
+use ids::{good_id, id_bytes, Id};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -99,43 +103,6 @@ fn input(source: &Bound<'_, PyAny>, name: String) -> PyResult<Result<Input, Erro
             file: source.clone().unbind(),
         }),
     }))
-}
-
-/// An id given in memory as the core reads it: a str's UTF-8 (surrogateescape's '\udc80' to
-/// '\udcff' as the bytes they stand for), a bytes' bytes; None for anything else (another
-/// type, a lone surrogate that stands for no byte).
-fn id_bytes<'a>(item: &'a Bound<'_, PyAny>) -> Option<Cow<'a, [u8]>> {
-    if let Ok(text) = item.downcast::<PyString>() {
-        if let Ok(utf8) = text.to_str() {
-            return Some(Cow::Borrowed(utf8.as_bytes()));
-        }
-        // SAFETY: text is a live str; the call returns a new reference or NULL with an error set,
-        // which from_owned_ptr_or_err takes (a subclass's own encode() is not called).
-        let encoded = unsafe {
-            Bound::from_owned_ptr_or_err(
-                item.py(),
-                pyo3::ffi::PyUnicode_AsEncodedString(
-                    text.as_ptr(),
-                    c"utf-8".as_ptr(),
-                    c"surrogateescape".as_ptr(),
-                ),
-            )
-        };
-        let encoded = encoded.ok()?;
-        let bytes = encoded.downcast::<PyBytes>().ok()?;
-        return Some(Cow::Owned(bytes.as_bytes().to_vec()));
-    }
-    item.downcast::<PyBytes>()
-        .ok()
-        .map(|b| Cow::Borrowed(b.as_bytes()))
-}
-
-/// An id the file readers would read: not empty, no ASCII whitespace or NUL, at most
-/// MAX_ID_BYTES bytes (trecgain.check.key's rule for the bytes).
-fn good_id(id: &[u8]) -> bool {
-    !id.is_empty()
-        && id.len() <= MAX_ID_BYTES
-        && !id.iter().any(|c| b" \t\n\r\x0b\x0c\0".contains(c))
 }
 
 /// The index of the first id in `ids` that `from_rows` would not take as it is (not a str or
@@ -256,48 +223,6 @@ fn in_place<'a, T: Element + Copy>(
     })
 }
 
-/// One id for the core: a str's or bytes' bytes, a part of joined ids, or a whole number's
-/// decimal digits, kept in place (at most 20 bytes: "-9223372036854775808", "18446744073709551615").
-enum Id<'a> {
-    Text(Vec<u8>),
-    Slice(&'a [u8]),
-    Number { digits: [u8; 20], from: usize },
-}
-
-impl Id<'_> {
-    fn signed(n: i64) -> Self {
-        Id::number(n < 0, n.unsigned_abs())
-    }
-
-    fn number(negative: bool, mut magnitude: u64) -> Self {
-        let mut digits = [0u8; 20];
-        let mut from = digits.len();
-        loop {
-            from -= 1;
-            digits[from] = b'0' + (magnitude % 10) as u8;
-            magnitude /= 10;
-            if magnitude == 0 {
-                break;
-            }
-        }
-        if negative {
-            from -= 1;
-            digits[from] = b'-';
-        }
-        Id::Number { digits, from }
-    }
-}
-
-impl AsRef<[u8]> for Id<'_> {
-    fn as_ref(&self) -> &[u8] {
-        match self {
-            Id::Text(bytes) => bytes,
-            Id::Slice(bytes) => bytes,
-            Id::Number { digits, from } => &digits[*from..],
-        }
-    }
-}
-
 /// The rows of id columns and a value column, ids as the core reads them, values read in
 /// place (copied out first if the buffer is not contiguous).
 fn rows<'a>(
@@ -342,22 +267,18 @@ impl PyQrels {
         })
     }
 
-    /// Judgments given as (qid, docno, grade) triples (pytrec_eval's dict, flattened).
+    /// Judgments given as a `{qid: {docno: grade}}` dict (or other mapping), walked in
+    /// Rust; `rules`: trecgain.read's functions for what is not read natively (src/dicts.rs).
     #[staticmethod]
-    fn from_judgments(
+    fn from_dict(
         py: Python<'_>,
         name: String,
-        items: Vec<(Vec<u8>, Vec<u8>, f64)>,
+        source: &Bound<'_, PyAny>,
         fractional: bool,
+        rules: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let qrels = Qrels::from_judgments(
-            &name,
-            items
-                .iter()
-                .map(|(q, d, g)| (q.as_slice(), d.as_slice(), *g)),
-            fractional,
-        )
-        .map_err(|e| to_py(py, e))?;
+        let rules = dicts::Rules::new(rules.clone());
+        let qrels = dicts::qrels_from_dict(py, &name, source, fractional, &rules)?;
         Ok(PyQrels {
             inner: Arc::new(qrels),
         })
@@ -506,22 +427,17 @@ impl PyRun {
         self.inner.scores.len()
     }
 
-    /// Results given as (qid, docno, score) triples, plus queries with nothing retrieved.
+    /// Results given as a `{qid: {docno: score}}` dict (or other mapping), walked in Rust,
+    /// a query given as `{}` evaluated with nothing retrieved; `rules`: as `Qrels.from_dict`.
     #[staticmethod]
-    fn from_lines(
+    fn from_dict(
         py: Python<'_>,
         name: String,
-        items: Vec<(Vec<u8>, Vec<u8>, f64)>,
-        empty_qids: Vec<Vec<u8>>,
+        source: &Bound<'_, PyAny>,
+        rules: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let run = Run::from_lines(
-            &name,
-            items
-                .iter()
-                .map(|(q, d, s)| (q.as_slice(), d.as_slice(), *s)),
-            empty_qids,
-        )
-        .map_err(|e| to_py(py, e))?;
+        let rules = dicts::Rules::new(rules.clone());
+        let run = dicts::run_from_dict(py, &name, source, &rules)?;
         Ok(PyRun {
             inner: Arc::new(run),
         })

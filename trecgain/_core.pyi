@@ -7,8 +7,8 @@ and dicts the extension takes and gives.  The options argument is read by field 
 (`trecgain.options.EvaluationOptions`, see core_options in src/lib.rs)."""
 
 import os
-from collections.abc import Callable, Sequence
-from typing import Literal, Protocol, TypeAlias, TypedDict, final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, Protocol, TypeAlias, TypedDict, final
 
 from typing_extensions import Buffer
 
@@ -138,12 +138,12 @@ class _Explanation(TypedDict):
 
 @final
 class Qrels:
-    """Judgments, read once (no constructor: `read`, `from_judgments`, `from_rows`)."""
+    """Judgments, read once (no constructor: `read`, `from_dict`, `from_rows`)."""
 
     @staticmethod
     def read(source: _Source, name: str, fractional: bool) -> Qrels: ...
     @staticmethod
-    def from_judgments(name: str, items: Sequence[tuple[bytes, bytes, float]], fractional: bool) -> Qrels: ...
+    def from_dict(name: str, source: Mapping[Any, Any], fractional: bool, rules: Any) -> Qrels: ...
     @staticmethod
     def from_rows(name: str, qids: _IdColumn, docnos: _IdColumn, grades: Buffer, fractional: bool) -> Qrels: ...
     @property
@@ -155,7 +155,7 @@ class Qrels:
 
 @final
 class Run:
-    """A run's results, read once (no constructor: `read`, `from_lines`, `from_rows`)."""
+    """A run's results, read once (no constructor: `read`, `from_dict`, `from_rows`)."""
 
     @staticmethod
     def read(
@@ -169,7 +169,7 @@ class Run:
         lines: Buffer | None = None,
     ) -> Run: ...
     @staticmethod
-    def from_lines(name: str, items: Sequence[tuple[bytes, bytes, float]], empty_qids: Sequence[bytes]) -> Run: ...
+    def from_dict(name: str, source: Mapping[Any, Any], rules: Any) -> Run: ...
     @staticmethod
     def from_rows(name: str, qids: _IdColumn, docnos: _IdColumn, scores: Buffer) -> Run: ...
     @property
