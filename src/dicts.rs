@@ -7,6 +7,8 @@
 //! The order of checks is trecgain.read's: first every query (its id, then that its documents
 //! are a mapping), then whether two qids name one query, then each entry in order (docno, then
 //! value). Nothing per entry is kept as a Python object: ids are copied into the core's columns.
+//! A run whose docnos are all str (read as UTF-8) is marked `distinct_docnos`: a dict's keys
+//! are distinct, so no query can retrieve one twice and ranking skips that check.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -17,7 +19,7 @@ use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyString};
 
 use trecgain_core::read::{Judgments, Qrels, Results, Run};
 
-use crate::ids::{good_id, Id};
+use crate::ids::{good_id, Digits};
 use crate::to_py;
 
 /// trecgain.read's functions for what is not read natively, each raising TrecgainError when
@@ -45,30 +47,34 @@ impl<'py> Rules<'py> {
 
 /// `value` as an id: a str's UTF-8, a bytes' bytes, an int's decimal text when it is a good
 /// id; anything else (a lone surrogate, a str subclass, numpy's ints, a bad id) as the rules
-/// make it, or their error.
+/// make it, or their error. Also whether it is a str read as UTF-8 (distinct such strs are
+/// distinct ids).
 fn key<'a, 'py>(
     value: &'a Bound<'py, PyAny>,
     what: &str,
     source: &str,
     rules: &Rules<'py>,
-) -> PyResult<Cow<'a, [u8]>> {
-    let native: Option<Cow<'a, [u8]>> = if let Ok(text) = value.downcast_exact::<PyString>() {
-        text.to_str().ok().map(|t| Cow::Borrowed(t.as_bytes()))
-    } else if let Ok(bytes) = value.downcast_exact::<PyBytes>() {
-        Some(Cow::Borrowed(bytes.as_bytes()))
-    } else if value.is_exact_instance_of::<PyInt>() {
-        value
-            .extract::<i64>()
-            .ok()
-            .map(|n| Cow::Owned(Id::signed(n).as_ref().to_vec()))
-    } else {
-        None
-    };
+) -> PyResult<(Cow<'a, [u8]>, bool)> {
+    let native: Option<(Cow<'a, [u8]>, bool)> =
+        if let Ok(text) = value.downcast_exact::<PyString>() {
+            text.to_str()
+                .ok()
+                .map(|t| (Cow::Borrowed(t.as_bytes()), true))
+        } else if let Ok(bytes) = value.downcast_exact::<PyBytes>() {
+            Some((Cow::Borrowed(bytes.as_bytes()), false))
+        } else if value.is_exact_instance_of::<PyInt>() {
+            value
+                .extract::<i64>()
+                .ok()
+                .map(|n| (Cow::Owned(Digits::signed(n).as_ref().to_vec()), false))
+        } else {
+            None
+        };
     match native {
-        Some(id) if good_id(&id) => Ok(id),
+        Some((id, plain)) if good_id(&id) => Ok((id, plain)),
         _ => {
             let id = rules.call("key", (value, what, source))?;
-            Ok(Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()))
+            Ok((Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()), false))
         }
     }
 }
@@ -108,7 +114,7 @@ fn queries<'py>(
 ) -> PyResult<Vec<Query<'py>>> {
     let mut out = Vec::new();
     for_each_item(source, |given, documents| {
-        let qid = key(&given, "query id", what, rules)?.into_owned();
+        let qid = key(&given, "query id", what, rules)?.0.into_owned();
         if !documents.is_exact_instance_of::<PyDict>() {
             rules.call("documents", (&given, &documents, what))?;
         }
@@ -184,6 +190,13 @@ fn grade<'py>(
         .extract::<f64>()
 }
 
+/// The entries of a query's documents, if it is a dict (0 for another mapping).
+fn entries(documents: &Bound<'_, PyAny>) -> usize {
+    documents
+        .downcast_exact::<PyDict>()
+        .map_or(0, |dict| dict.len())
+}
+
 /// A `{qid: {docno: score}}` dict (or other mapping) as a run named `name`; a query given as
 /// `{}` is evaluated with nothing retrieved, as pytrec_eval does.
 pub fn run_from_dict<'py>(
@@ -194,15 +207,15 @@ pub fn run_from_dict<'py>(
 ) -> PyResult<Run> {
     let queries = queries(source, name, rules)?;
     let mut results = Results::new(name, None);
+    results.reserve(queries.iter().map(|q| entries(&q.documents)).sum());
     let mut empty = Vec::new();
+    let mut distinct = true;
     for query in &queries {
-        if let Ok(dict) = query.documents.downcast_exact::<PyDict>() {
-            results.reserve(dict.len());
-        }
         let mut none = true;
         for_each_item(&query.documents, |docno, value| {
             none = false;
-            let id = key(&docno, "document id", name, rules)?;
+            let (id, plain) = key(&docno, "document id", name, rules)?;
+            distinct &= plain;
             let s = score(&value, &docno, query, rules)?;
             results.push(&query.qid, &id, s).map_err(|e| to_py(py, e))
         })?;
@@ -210,7 +223,9 @@ pub fn run_from_dict<'py>(
             empty.push(query.qid.as_slice());
         }
     }
-    results.finish_with_empty(empty).map_err(|e| to_py(py, e))
+    let mut run = results.finish_with_empty(empty).map_err(|e| to_py(py, e))?;
+    run.distinct_docnos = distinct;
+    Ok(run)
 }
 
 /// A `{qid: {docno: grade}}` dict (or other mapping) as qrels named `name`.
@@ -225,7 +240,7 @@ pub fn qrels_from_dict<'py>(
     let mut judgments = Judgments::new(name, None);
     for query in &queries {
         for_each_item(&query.documents, |docno, value| {
-            let id = key(&docno, "document id", name, rules)?;
+            let (id, _) = key(&docno, "document id", name, rules)?;
             let g = grade(&value, &docno, query, fractional, rules)?;
             judgments.push(&query.qid, &id, g).map_err(|e| to_py(py, e))
         })?;

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use trecgain_core::read::MAX_ID_BYTES;
+use trecgain_core::read::{separates, MAX_ID_BYTES};
 
 /// An id given in memory as the core reads it: a str's UTF-8 (surrogateescape's '\udc80' to
 /// '\udcff' as the bytes they stand for), a bytes' bytes; None for anything else (another
@@ -43,20 +43,19 @@ pub fn id_bytes<'a>(item: &'a Bound<'_, PyAny>) -> Option<Cow<'a, [u8]>> {
 pub fn good_id(id: &[u8]) -> bool {
     !id.is_empty()
         && id.len() <= MAX_ID_BYTES
-        && !id.iter().any(|c| b" \t\n\r\x0b\x0c\0".contains(c))
+        && !id.iter().any(|&c| separates(c))
 }
 
-/// One id for the core: a str's or bytes' bytes, a part of joined ids, or a whole number's
-/// decimal digits, kept in place (at most 20 bytes: "-9223372036854775808", "18446744073709551615").
-pub enum Id<'a> {
-    Text(Vec<u8>),
-    Slice(&'a [u8]),
-    Number { digits: [u8; 20], from: usize },
+/// A whole number's decimal digits as an id, kept in place (at most 20 bytes:
+/// "-9223372036854775808", "18446744073709551615").
+pub struct Digits {
+    digits: [u8; 20],
+    from: usize,
 }
 
-impl Id<'_> {
+impl Digits {
     pub fn signed(n: i64) -> Self {
-        Id::number(n < 0, n.unsigned_abs())
+        Digits::number(n < 0, n.unsigned_abs())
     }
 
     pub fn number(negative: bool, mut magnitude: u64) -> Self {
@@ -74,17 +73,12 @@ impl Id<'_> {
             from -= 1;
             digits[from] = b'-';
         }
-        Id::Number { digits, from }
+        Digits { digits, from }
     }
 }
 
-impl AsRef<[u8]> for Id<'_> {
+impl AsRef<[u8]> for Digits {
     fn as_ref(&self) -> &[u8] {
-        match self {
-            Id::Text(bytes) => bytes,
-            Id::Slice(bytes) => bytes,
-            Id::Number { digits, from } => &digits[*from..],
-        }
+        &self.digits[self.from..]
     }
 }
-

@@ -9,16 +9,14 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
-use std::borrow::Cow;
-
 mod dicts;
 mod ids;
+mod rows;
 
-use ids::{good_id, id_bytes, Id};
-use pyo3::buffer::{Element, PyBuffer};
+use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use trecgain_core::error::Error;
 use trecgain_core::evaluate::{
@@ -31,8 +29,8 @@ use trecgain_core::options::{
 };
 use trecgain_core::output::{write_trec, write_trec_streamed, Kind, Layout, LineFormat};
 use trecgain_core::read::{
-    read_qrels, read_qrels_path, read_run_path, read_run_with, Input, Qrels, ReadOptions, Run,
-    MAX_ID_BYTES,
+    read_qrels, read_qrels_path, read_run_path, read_run_with, Input, Judgments, Qrels,
+    ReadOptions, Results, Run,
 };
 
 /// The core's error as the package's TrecgainError(message, source, line).
@@ -105,143 +103,6 @@ fn input(source: &Bound<'_, PyAny>, name: String) -> PyResult<Result<Input, Erro
     }))
 }
 
-/// The index of the first id in `ids` that `from_rows` would not take as it is (not a str or
-/// bytes, a lone surrogate, empty, whitespace or NUL, over 1024 bytes), so that Python can
-/// name it with trecgain.check's message and its row; None if every id is good.
-#[pyfunction]
-fn first_bad_id(ids: &Bound<'_, PyList>) -> Option<usize> {
-    ids.iter()
-        .position(|item| !id_bytes(&item).is_some_and(|id| good_id(&id)))
-}
-
-/// A buffer of doubles (a numpy float64 array, an array('d')) of as many values as there
-/// are ids, to be read in place (None: no values).
-fn doubles(
-    values: &Bound<'_, PyAny>,
-    qids: usize,
-    docnos: usize,
-) -> PyResult<Option<PyBuffer<f64>>> {
-    // an empty array('d') has no memory, which PyBuffer refuses as misaligned
-    let values = if values.len()? == 0 {
-        None
-    } else {
-        Some(PyBuffer::<f64>::get(values)?)
-    };
-    let count = values.as_ref().map_or(0, PyBuffer::item_count);
-    if count != qids || docnos != qids {
-        return Err(PyValueError::new_err(format!(
-            "columns of different lengths: {qids} qids, {docnos} docnos, {count} values"
-        )));
-    }
-    Ok(values)
-}
-
-/// An id column as `from_rows` takes it, without a Python object per row but for the list: a
-/// list of str or bytes; a buffer of whole numbers (a numpy int64 or uint64 array, read in
-/// place), each id then its decimal spelling, as Python's `str(int)` writes it; or a pair
-/// (str, buffer of uint64): the ids joined into one str, and where each ends in its UTF-8.
-enum IdColumn<'py> {
-    Texts(Bound<'py, PyList>),
-    Signed(PyBuffer<i64>),
-    Unsigned(PyBuffer<u64>),
-    Joined(Bound<'py, PyString>, PyBuffer<u64>),
-}
-
-impl<'py> IdColumn<'py> {
-    fn new(column: &Bound<'py, PyAny>) -> PyResult<Self> {
-        if let Ok(list) = column.downcast::<PyList>() {
-            return Ok(IdColumn::Texts(list.clone()));
-        }
-        if let Ok((text, ends)) = column.extract::<(Bound<'py, PyString>, Bound<'py, PyAny>)>() {
-            return Ok(IdColumn::Joined(text, PyBuffer::<u64>::get(&ends)?));
-        }
-        let numbers = match PyBuffer::<i64>::get(column) {
-            Ok(signed) if signed.dimensions() == 1 => Some(IdColumn::Signed(signed)),
-            Ok(_) => None,
-            Err(_) => PyBuffer::<u64>::get(column)
-                .ok()
-                .filter(|unsigned| unsigned.dimensions() == 1)
-                .map(IdColumn::Unsigned),
-        };
-        numbers.ok_or_else(|| {
-            PyTypeError::new_err(
-                "an id column is a list of str or bytes, a one-dimensional buffer of int64 or uint64, \
-                 or a pair (str, buffer of uint64)",
-            )
-        })
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            IdColumn::Texts(list) => list.len(),
-            IdColumn::Signed(numbers) => numbers.item_count(),
-            IdColumn::Unsigned(numbers) => numbers.item_count(),
-            IdColumn::Joined(_, ends) => ends.item_count(),
-        }
-    }
-
-    /// The ids as the core reads them (an id that is not a str or bytes is empty, which the
-    /// core refuses at its row); a buffer that is not contiguous is copied out first.
-    fn ids<'a>(&'a self, py: Python<'a>) -> PyResult<Box<dyn Iterator<Item = Id<'a>> + 'a>> {
-        Ok(match self {
-            IdColumn::Texts(list) => Box::new(
-                list.iter()
-                    .map(|item| Id::Text(id_bytes(&item).map(Cow::into_owned).unwrap_or_default())),
-            ),
-            IdColumn::Signed(numbers) => Box::new(in_place(py, numbers)?.map(Id::signed)),
-            IdColumn::Unsigned(numbers) => {
-                Box::new(in_place(py, numbers)?.map(|n| Id::number(false, n)))
-            }
-            IdColumn::Joined(text, ends) => {
-                let text = text.to_str()?.as_bytes();
-                let last =
-                    in_place(py, ends)?.try_fold(0, |end, next| (end <= next).then_some(next));
-                if last != Some(text.len() as u64) {
-                    return Err(PyValueError::new_err(
-                        "joined ids: the ends do not ascend to the text's length",
-                    ));
-                }
-                let mut start = 0;
-                Box::new(in_place(py, ends)?.map(move |end| {
-                    let id = &text[start..end as usize];
-                    start = end as usize;
-                    Id::Slice(id)
-                }))
-            }
-        })
-    }
-}
-
-/// The items of a buffer, read in place (copied out first if it is not contiguous).
-fn in_place<'a, T: Element + Copy>(
-    py: Python<'a>,
-    buffer: &'a PyBuffer<T>,
-) -> PyResult<Box<dyn Iterator<Item = T> + 'a>> {
-    Ok(match buffer.as_slice(py) {
-        Some(cells) => Box::new(cells.iter().map(|cell| cell.get())),
-        None => Box::new(buffer.to_vec(py)?.into_iter()),
-    })
-}
-
-/// The rows of id columns and a value column, ids as the core reads them, values read in
-/// place (copied out first if the buffer is not contiguous).
-fn rows<'a>(
-    py: Python<'a>,
-    qids: &'a IdColumn<'_>,
-    docnos: &'a IdColumn<'_>,
-    values: &'a Option<PyBuffer<f64>>,
-) -> PyResult<impl Iterator<Item = (Id<'a>, Id<'a>, f64)> + 'a> {
-    let values = match values {
-        None => Box::new(std::iter::empty()),
-        Some(buffer) => in_place(py, buffer)?,
-    };
-    Ok(qids
-        .ids(py)?
-        .zip(docnos.ids(py)?)
-        .zip(values)
-        .map(|((q, d), v)| (q, d, v)))
-}
-
 #[pyclass(frozen, name = "Qrels", module = "trecgain._core")]
 struct PyQrels {
     inner: Arc<Qrels>,
@@ -284,11 +145,12 @@ impl PyQrels {
         })
     }
 
-    /// Judgments given as columns of rows (a DataFrame's, a list of tuples'): each id column
-    /// as `IdColumn` takes it (a list of str or bytes, checked first with `first_bad_id`; a
-    /// buffer of int64 or uint64, their decimal text; joined ids), grades as a buffer of
-    /// doubles; messages name the rows, counted from 1.
+    /// Judgments given as columns of rows (a DataFrame's, a list of tuples'), read as
+    /// src/rows.rs says; messages name the rows, counted from 1. None if `stop` was reached:
+    /// the caller reports that row's fault.
     #[staticmethod]
+    #[pyo3(signature = (name, qids, docnos, grades, fractional, rule, stop))]
+    #[allow(clippy::too_many_arguments)]
     fn from_rows(
         py: Python<'_>,
         name: String,
@@ -296,14 +158,19 @@ impl PyQrels {
         docnos: &Bound<'_, PyAny>,
         grades: &Bound<'_, PyAny>,
         fractional: bool,
-    ) -> PyResult<Self> {
-        let (qids, docnos) = (IdColumn::new(qids)?, IdColumn::new(docnos)?);
-        let grades = doubles(grades, qids.len(), docnos.len())?;
-        let qrels = Qrels::from_rows(&name, rows(py, &qids, &docnos, &grades)?, fractional)
-            .map_err(|e| to_py(py, e))?;
-        Ok(PyQrels {
+        rule: &Bound<'_, PyAny>,
+        stop: Option<usize>,
+    ) -> PyResult<Option<Self>> {
+        let columns = rows::Columns::new(py, qids, docnos, grades, rule, stop)?;
+        let mut judgments = Judgments::new(&name, Some("row"));
+        let read = columns.read(stop, |q, d, g| judgments.push(q, d, g).map_err(|e| to_py(py, e)))?;
+        if !read {
+            return Ok(None);
+        }
+        let qrels = judgments.finish(fractional).map_err(|e| to_py(py, e))?;
+        Ok(Some(PyQrels {
             inner: Arc::new(qrels),
-        })
+        }))
     }
 
     #[getter]
@@ -444,22 +311,32 @@ impl PyRun {
     }
 
     /// Results given as columns of rows (a DataFrame's, a list of tuples'), as
-    /// `Qrels.from_rows`: id columns as `IdColumn` takes them, scores as a buffer of doubles.
+    /// `Qrels.from_rows` reads them.
     #[staticmethod]
+    #[pyo3(signature = (name, qids, docnos, scores, rule, stop))]
     fn from_rows(
         py: Python<'_>,
         name: String,
         qids: &Bound<'_, PyAny>,
         docnos: &Bound<'_, PyAny>,
         scores: &Bound<'_, PyAny>,
-    ) -> PyResult<Self> {
-        let (qids, docnos) = (IdColumn::new(qids)?, IdColumn::new(docnos)?);
-        let scores = doubles(scores, qids.len(), docnos.len())?;
-        let run =
-            Run::from_rows(&name, rows(py, &qids, &docnos, &scores)?).map_err(|e| to_py(py, e))?;
-        Ok(PyRun {
+        rule: &Bound<'_, PyAny>,
+        stop: Option<usize>,
+    ) -> PyResult<Option<Self>> {
+        let columns = rows::Columns::new(py, qids, docnos, scores, rule, stop)?;
+        let mut results = Results::new(&name, Some("row"));
+        results.reserve(columns.len());
+        let read = columns.read(stop, |q, d, s| results.push(q, d, s).map_err(|e| to_py(py, e)))?;
+        if !read {
+            return Ok(None);
+        }
+        let run = results.finish();
+        if run.scores.is_empty() {
+            return Err(to_py(py, Error::in_file("no results in the run", &name)));
+        }
+        Ok(Some(PyRun {
             inner: Arc::new(run),
-        })
+        }))
     }
 
     #[getter]
@@ -1414,7 +1291,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyEvaluation>()?;
     m.add_function(wrap_pyfunction!(py_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(py_explain, m)?)?;
-    m.add_function(wrap_pyfunction!(first_bad_id, m)?)?;
     m.add_function(wrap_pyfunction!(failing_query, m)?)?;
     m.add_function(wrap_pyfunction!(py_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(kernels, m)?)?;

@@ -23,7 +23,6 @@ __all__ = [
     "Evaluation",
     "evaluate",
     "explain",
-    "first_bad_id",
     "failing_query",
     "assemble",
     "kernels",
@@ -40,7 +39,9 @@ _Source: TypeAlias = str | os.PathLike[str] | _BinaryReader
 #: An id column (`IdColumn` in src/lib.rs): a list of str or bytes; a one-dimensional buffer of
 #: int64 or uint64 (each id its decimal spelling); or (ids joined into one str, a buffer of
 #: uint64: where each id ends in the str's UTF-8).
-_IdColumn: TypeAlias = list[str | bytes] | Buffer | tuple[str, Buffer]
+_IdColumn: TypeAlias = list[object] | Buffer | tuple[str, Buffer]
+#: What a row reader hands back an id it does not read natively to: (value, field, row) -> bytes.
+_IdRule: TypeAlias = Callable[[object, int, int], bytes]
 
 #: A gain spec (trecgain.gains.GainSpec.to_core): text, (level or None, gain) pairs, scheme,
 #: exact_ideal.
@@ -145,7 +146,10 @@ class Qrels:
     @staticmethod
     def from_dict(name: str, source: Mapping[Any, Any], fractional: bool, rules: Any) -> Qrels: ...
     @staticmethod
-    def from_rows(name: str, qids: _IdColumn, docnos: _IdColumn, grades: Buffer, fractional: bool) -> Qrels: ...
+    def from_rows(
+        name: str, qids: _IdColumn, docnos: _IdColumn, grades: Buffer, fractional: bool, rule: _IdRule,
+        stop: int | None,
+    ) -> Qrels | None: ...
     @property
     def source(self) -> str: ...
     @property
@@ -171,7 +175,9 @@ class Run:
     @staticmethod
     def from_dict(name: str, source: Mapping[Any, Any], rules: Any) -> Run: ...
     @staticmethod
-    def from_rows(name: str, qids: _IdColumn, docnos: _IdColumn, scores: Buffer) -> Run: ...
+    def from_rows(
+        name: str, qids: _IdColumn, docnos: _IdColumn, scores: Buffer, rule: _IdRule, stop: int | None
+    ) -> Run | None: ...
     @property
     def qids(self) -> list[bytes]: ...
     @property
@@ -250,7 +256,6 @@ def assemble(
     keep_values: bool,
     failure: _Failure | None = None,
 ) -> Evaluation: ...
-def first_bad_id(ids: list[object]) -> int | None: ...
 def kernels() -> list[_KernelRecord]: ...
 def exit_on_interrupt(announce: bool) -> None: ...
 def die_with_parent(parent: int) -> None: ...

@@ -73,8 +73,7 @@ def qrels_from_frame(frame: Any, fractional: bool = False) -> _core.Qrels:
     as core Qrels."""
     source = "qrels DataFrame"
     qids, docnos, values = _frame_columns(frame, "qrels", source)
-    return _core.Qrels.from_rows(source, *_checked(qids, docnos, values, "qrels", source, fractional, True),
-                                 fractional)
+    return _read(qids, docnos, values, "qrels", source, fractional, True)
 
 
 def run_from_frame(frame: Any) -> _core.Run:
@@ -82,21 +81,21 @@ def run_from_frame(frame: Any) -> _core.Run:
     core Run."""
     source = "run DataFrame"
     qids, docnos, values = _frame_columns(frame, "run", source)
-    return _core.Run.from_rows(source, *_checked(qids, docnos, values, "run", source))
+    return _read(qids, docnos, values, "run", source)
 
 
 def qrels_from_rows(rows: Iterable, fractional: bool = False) -> _core.Qrels:
     """An iterable of (qid, docno, grade) tuples or ir_measures' Qrel as core Qrels."""
     source = f"qrels {type(rows).__name__}"
     qids, docnos, values = _split(rows, "qrels", source)
-    return _core.Qrels.from_rows(source, *_checked(qids, docnos, values, "qrels", source, fractional), fractional)
+    return _read(qids, docnos, values, "qrels", source, fractional)
 
 
 def run_from_rows(rows: Iterable) -> _core.Run:
     """An iterable of (qid, docno, score) tuples or ir_measures' ScoredDoc as a core Run."""
     source = f"run {type(rows).__name__}"
     qids, docnos, values = _split(rows, "run", source)
-    return _core.Run.from_rows(source, *_checked(qids, docnos, values, "run", source))
+    return _read(qids, docnos, values, "run", source)
 
 
 # ---------------------------------------------------------------- frames
@@ -246,21 +245,56 @@ def _width(row: object, what: str, source: str, i: int) -> int:
 # ---------------------------------------------------------------- checks
 
 
-def _checked(qids: Any, docnos: Any, values: Any, what: str, source: str, fractional: bool = False,
-             whole_floats: bool = False) -> tuple[Any, Any, Any]:
-    """The columns as the core takes them, or the earliest row's fault raised (within a row:
-    qid, docno, value, as a file line's fields).  An id column is a list, a numpy array of
-    whole numbers (whose decimal texts are all good ids) or JoinedIds."""
-    qids, docnos = _texts(qids), _texts(docnos)
+def _read(qids: Any, docnos: Any, values: Any, what: str, source: str, fractional: bool = False,
+          whole_floats: bool = False) -> Any:
+    """The rows read by the core (src/rows.rs), or the earliest row's fault raised (within a
+    row: qid, docno, value, as a file line's fields).  The values and joined ids are checked
+    here first, at once; the core reads the rows before the first such fault, and a list's ids
+    as it goes, handing any it does not read natively to `_id_rule`."""
     if what == "qrels":
         numbers, bad_value = _grades(values, fractional, whole_floats)
     else:
         numbers, bad_value = _scores(values)
-    faults = [(row, k) for k, row in enumerate((_first_bad_id(qids), _first_bad_id(docnos), bad_value))
-              if row is not None]
-    if faults:
-        _refuse(*min(faults), qids, docnos, values, what, source, fractional, whole_floats)
-    return _for_core(qids), _for_core(docnos), numbers
+    faults = [row for row in (_first_bad_joined(qids), _first_bad_joined(docnos), bad_value) if row is not None]
+    stop = min(faults) if faults else None
+    columns = (source, _for_core(qids), _for_core(docnos), numbers)
+    rule = _id_rule(source)
+    if what == "qrels":
+        read = _core.Qrels.from_rows(*columns, fractional, rule, stop)
+    else:
+        read = _core.Run.from_rows(*columns, rule, stop)
+    if read is None:
+        _refuse(stop, _faulty_field(stop, qids, docnos), qids, docnos, values, what, source, fractional,
+                whole_floats)
+    return read
+
+
+FIELDS = ("query id", "document id")
+
+
+def _id_rule(source: str) -> Callable[[object, int, int], bytes]:
+    """The core's rule for a list's id it does not read natively (field 0: qid, 1: docno):
+    its bytes by trecgain.check's rules, an int as its text, or the fault naming the row."""
+    def rule(value: object, field: int, row: int) -> bytes:
+        try:
+            return check.key(_text(value), FIELDS[field], source)
+        except TrecgainError as err:
+            raise TrecgainError(err.message, source, row + 1) from None
+
+    return rule
+
+
+def _faulty_field(row: int, qids: Any, docnos: Any) -> int:
+    """The first field of a row found faulty (the value's, 2, unless an id is)."""
+    for field, ids in enumerate((qids, docnos)):
+        if isinstance(ids, JoinedIds) and ids.first_bad() == row:
+            return field
+        if isinstance(ids, list):
+            try:
+                check.key(_text(ids[row]), FIELDS[field], "")
+            except TrecgainError:
+                return field
+    return 2
 
 
 def _for_core(ids: Any) -> Any:
@@ -268,19 +302,10 @@ def _for_core(ids: Any) -> Any:
     return (ids.text, ids.ends) if isinstance(ids, JoinedIds) else ids
 
 
-def _first_bad_id(ids: Any) -> int | None:
-    """The row of the first id the core would not take as it is (a numpy array's are all good)."""
-    if isinstance(ids, JoinedIds):
-        return ids.first_bad()
-    return _core.first_bad_id(ids) if isinstance(ids, list) else None
-
-
-def _texts(values: Any) -> Any:
-    """Ids as str or bytes: whole numbers as their text (as dicts take them); anything else is
-    left as it is, for the check to refuse.  A numpy array of whole numbers is left as it is."""
-    if not isinstance(values, list) or set(map(type, values)) <= {str, bytes}:
-        return values
-    return [v if type(v) is str else _text(v) for v in values]
+def _first_bad_joined(ids: Any) -> int | None:
+    """The row of the first id of joined ids the core would refuse (a list's are checked as the
+    core reads them; a numpy array's are all good)."""
+    return ids.first_bad() if isinstance(ids, JoinedIds) else None
 
 
 def _text(value: object) -> object:
@@ -402,7 +427,7 @@ def _refuse(row: int, field: int, qids: Any, docnos: Any, values: Any, what: str
     if _kind(values) in tuple("iufbc"):
         value = value.item()  # shown as Python shows it: nan, not np.float64(nan)
     if field < 2:
-        problem = _problem(check.key, (qids, docnos)[field][row], ("query id", "document id")[field], source)
+        problem = _problem(check.key, _id_at((qids, docnos)[field], row), FIELDS[field], source)
     elif _kind(values) in ("m", "M"):
         problem = f"{VALUE[what]} {value} of {where} is a {values.dtype}, not a number"
     elif what == "qrels":
@@ -413,8 +438,11 @@ def _refuse(row: int, field: int, qids: Any, docnos: Any, values: Any, what: str
 
 
 def _id_at(ids: Any, row: int) -> object:
-    """The id of a row as given (a list's, JoinedIds'), or as its text (a numpy array's whole number)."""
-    return ids[row] if isinstance(ids, (list, JoinedIds)) else str(ids[row])
+    """The id of a row as the rules see it (a list's whole number as its text), or as its text
+    (a numpy array's whole number)."""
+    if isinstance(ids, list):
+        return _text(ids[row])
+    return ids[row] if isinstance(ids, JoinedIds) else str(ids[row])
 
 
 def _problem(check_value: Callable[..., object], *args: object) -> str:

@@ -92,23 +92,36 @@ pub fn rank_query(rows: &mut Vec<usize>, run: &Run, options: &Options) -> bool {
     rank_query_by(rows, run, options, options.ties)
 }
 
-/// `rank_query` with another tie rule than the options'.
+/// A score as an integer that orders as the score does (scores are finite; -0 and +0 are
+/// equal, as they compare).
+#[inline]
+fn order_key(score: f64) -> u64 {
+    let bits = (score + 0.0).to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
+/// `rank_query` with another tie rule than the options'. Scores are sorted as order keys next
+/// to their rows (one pass over the run's scores, then a sort of contiguous pairs).
 pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: Ties) -> bool {
     let compat = options.compat;
-    let by_score = |a: usize, b: usize| {
-        let (sa, sb) = (
-            sort_score(run.scores[a], compat),
-            sort_score(run.scores[b], compat),
-        );
-        sb.partial_cmp(&sa).unwrap_or(Ordering::Equal)
-    };
     let by_docno = |a: usize, b: usize| run.docnos.get(b).cmp(run.docnos.get(a));
+    let mut keyed: Vec<(u64, usize)> = match ties {
+        Ties::Rank => Vec::new(),
+        _ => rows
+            .iter()
+            .map(|&r| (order_key(sort_score(run.scores[r], compat)), r))
+            .collect(),
+    };
     match ties {
         Ties::Docno | Ties::Average => {
-            rows.sort_unstable_by(|&a, &b| by_score(a, b).then_with(|| by_docno(a, b)))
+            keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| by_docno(a.1, b.1)))
         }
         Ties::Reversed => {
-            rows.sort_unstable_by(|&a, &b| by_score(a, b).then_with(|| by_docno(b, a)))
+            keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| by_docno(b.1, a.1)))
         }
         Ties::Rank => rows.sort_unstable_by(|&a, &b| {
             let by_rank = run.ranks[a].partial_cmp(&run.ranks[b]);
@@ -117,9 +130,14 @@ pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: 
                 .then_with(|| by_docno(a, b))
         }),
     }
+    if ties != Ties::Rank {
+        rows.clear();
+        rows.extend(keyed.iter().map(|&(_, r)| r));
+    }
     match options.max_docs {
         Some(m) if m < rows.len() => {
-            let cut_tie = m > 0 && by_score(rows[m - 1], rows[m]) == Ordering::Equal;
+            let score = |r: usize| sort_score(run.scores[r], compat);
+            let cut_tie = m > 0 && score(rows[m - 1]) == score(rows[m]);
             rows.truncate(m);
             cut_tie
         }
@@ -183,6 +201,9 @@ pub fn check_duplicates<'a>(
     run: &'a Run,
     seen: &mut HashMap<&'a [u8], usize>,
 ) -> Result<()> {
+    if run.distinct_docnos {
+        return Ok(());
+    }
     seen.clear();
     for &row in rows {
         let docno = run.docnos.get(row);

@@ -220,9 +220,17 @@ pub(crate) fn too_long_id(len: usize, name: &str, line: u64) -> Error {
     )
 }
 
+/// Whether a byte may not be in an identifier: NUL or C's isspace (' ', '\t', '\n', '\v',
+/// '\f', '\r'), all at most b' ': one compare and one bit of a mask.
+#[inline]
+pub fn separates(c: u8) -> bool {
+    const MASK: u64 = 1 | 1 << b'\t' | 1 << b'\n' | 1 << 0x0b | 1 << 0x0c | 1 << b'\r' | 1 << b' ';
+    c <= b' ' && MASK >> c & 1 == 1
+}
+
 /// An identifier given in memory: not empty, no whitespace, no NUL.
 fn check_key(id: &[u8]) -> Result<()> {
-    if id.is_empty() || id.iter().any(|c| b" \t\n\r\x0b\x0c\0".contains(c)) {
+    if id.is_empty() || id.iter().any(|&c| separates(c)) {
         return Err(Error::new(format!(
             "identifier {} is empty or contains whitespace",
             text::repr(id)
@@ -414,6 +422,10 @@ pub struct Run {
     /// Whether every line's score is written as its rank is (`1 ... 1`, `2 ... 2`): the score
     /// column then holds ranks, and trec_eval ranks them upside down.
     pub score_is_rank: bool,
+    /// Whether no query is known to retrieve a docno twice by whoever built the run (a dict
+    /// whose docnos are all str: distinct keys, distinct UTF-8), so that ranking needs no
+    /// duplicate check; false for a file's lines.
+    pub distinct_docnos: bool,
     /// What `lines` number in messages: "line" (a file's, a dict's results) or "row" (rows
     /// given in memory: `Run::from_rows`).
     pub unit: &'static str,
@@ -479,8 +491,9 @@ impl<'s> Results<'s> {
         }
     }
 
-    /// Room for `rows` more results.
+    /// Room for `rows` more results (their docnos guessed at 8 bytes each).
     pub fn reserve(&mut self, rows: usize) {
+        self.b.docnos.reserve(rows, rows * 8);
         self.b.query.reserve(rows);
         self.b.scores.reserve(rows);
         self.b.lines.reserve(rows);
@@ -521,6 +534,7 @@ impl<'s> Results<'s> {
             unit: self.unit.unwrap_or("line"),
             ranks: Vec::new(),
             score_is_rank: false,
+            distinct_docnos: false,
             tag: b"unknown".to_vec(),
             empty_qids: Vec::new(),
             warnings: Vec::new(),
