@@ -55,26 +55,29 @@ fn key<'a, 'py>(
     source: &str,
     rules: &Rules<'py>,
 ) -> PyResult<(Cow<'a, [u8]>, bool)> {
-    let native: Option<(Cow<'a, [u8]>, bool)> =
-        if let Ok(text) = value.downcast_exact::<PyString>() {
-            text.to_str()
-                .ok()
-                .map(|t| (Cow::Borrowed(t.as_bytes()), true))
-        } else if let Ok(bytes) = value.downcast_exact::<PyBytes>() {
-            Some((Cow::Borrowed(bytes.as_bytes()), false))
-        } else if value.is_exact_instance_of::<PyInt>() {
-            value
-                .extract::<i64>()
-                .ok()
-                .map(|n| (Cow::Owned(Digits::signed(n).as_ref().to_vec()), false))
-        } else {
-            None
-        };
+    let native: Option<(Cow<'a, [u8]>, bool)> = if let Ok(text) = value.downcast_exact::<PyString>()
+    {
+        text.to_str()
+            .ok()
+            .map(|t| (Cow::Borrowed(t.as_bytes()), true))
+    } else if let Ok(bytes) = value.downcast_exact::<PyBytes>() {
+        Some((Cow::Borrowed(bytes.as_bytes()), false))
+    } else if value.is_exact_instance_of::<PyInt>() {
+        value
+            .extract::<i64>()
+            .ok()
+            .map(|n| (Cow::Owned(Digits::signed(n).as_ref().to_vec()), false))
+    } else {
+        None
+    };
     match native {
         Some((id, plain)) if good_id(&id) => Ok((id, plain)),
         _ => {
             let id = rules.call("key", (value, what, source))?;
-            Ok((Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()), false))
+            Ok((
+                Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()),
+                false,
+            ))
         }
     }
 }

@@ -41,9 +41,7 @@ pub fn id_bytes<'a>(item: &'a Bound<'_, PyAny>) -> Option<Cow<'a, [u8]>> {
 /// An id the file readers would read: not empty, no ASCII whitespace or NUL, at most
 /// MAX_ID_BYTES bytes (trecgain.check.key's rule for the bytes).
 pub fn good_id(id: &[u8]) -> bool {
-    !id.is_empty()
-        && id.len() <= MAX_ID_BYTES
-        && !id.iter().any(|&c| separates(c))
+    !id.is_empty() && id.len() <= MAX_ID_BYTES && !id.iter().any(|&c| separates(c))
 }
 
 /// A whole number's decimal digits as an id, kept in place (at most 20 bytes:

@@ -10,11 +10,11 @@
 //! - a one-dimensional buffer of int64 or uint64 (a numpy array, read in place): each id its
 //!   decimal text, as `str(int)` writes it;
 //! - a pair (str, buffer of uint64): the ids joined into one str, and where each ends in its
-//!   UTF-8 (a polars String column), checked by the caller.
+//!   UTF-8 (a polars String column); a bad id goes to `rule` as its str.
 //!
 //! Values are a buffer of doubles the caller checked. `stop`: the first row the caller found
-//! a fault in (a value, a joined id): the rows before it are read, and reading stops there
-//! without looking at it, for the caller to report its first fault (qid, docno, then value).
+//! a value's fault in: the rows before it are read, and reading stops there without looking
+//! at it, for the caller to report its first fault (qid, docno, then value).
 
 use std::borrow::Cow;
 
@@ -163,7 +163,14 @@ impl Cell<'_, '_> {
                 }
             },
             Cell::Number(id) => Ok(Cow::Borrowed(id.as_ref())),
-            Cell::Slice(id) => Ok(Cow::Borrowed(id)),
+            Cell::Slice(id) if good_id(id) => Ok(Cow::Borrowed(id)),
+            Cell::Slice(id) => {
+                // joined ids are a str's UTF-8, cut where each id ends: each id is UTF-8 too
+                let text = std::str::from_utf8(id)
+                    .map_err(|_| PyValueError::new_err("joined ids: an id is not UTF-8"))?;
+                let id = rule.call1((PyString::new(rule.py(), text), field, row))?;
+                Ok(Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()))
+            }
         }
     }
 }

@@ -184,3 +184,17 @@ def test_a_dict_run_keeps_no_python_object_per_entry():
     gc.collect()
     assert sys.getallocatedblocks() - before < 500  # 10,000 entries: far fewer blocks than entries
     assert len(core_run) == 10_000
+
+
+@pytest.mark.parametrize("make", [
+    lambda big: (Evaluator({big: {"d": 1}}, ["map"]), None),
+    lambda big: Evaluator({"q": {"d": 1}}, ["map"]).evaluate({"q": {big: 1.0}}),
+    lambda big: Evaluator([("q", big, 1)], ["map"]),
+    lambda big: Evaluator({"q": {"d": 1}}, ["map"]).evaluate(pd.DataFrame({"query_id": ["q"], "doc_id": [big],
+                                                                             "score": [1.0]})),
+])
+def test_an_int_id_past_str_limit_is_refused(make):
+    """Found by fuzz/atheris/fuzz_dicts.py: an int id of more than 4300 digits made str() raise
+    ValueError (Python's limit on int to text); it is an id of more than 1024 bytes."""
+    with pytest.raises(TrecgainError, match="is more than 1024 digits: ids are at most 1024 bytes"):
+        make(10**5000)

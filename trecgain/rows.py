@@ -155,21 +155,14 @@ class JoinedIds:
     """A polars String column as the core takes it without a Python str per row: the ids
     joined into one str, and where each ends in its UTF-8 (polars' strings are UTF-8)."""
 
-    __slots__ = ("series", "lengths", "text", "ends")
+    __slots__ = ("series", "text", "ends")
 
     def __init__(self, series: Any) -> None:
         import numpy as np  # polars' to_numpy loads it
 
         self.series = series
-        self.lengths = series.str.len_bytes().to_numpy()
-        self.ends = np.cumsum(self.lengths, dtype=np.uint64)
+        self.ends = np.cumsum(series.str.len_bytes().to_numpy(), dtype=np.uint64)
         self.text = series.str.join("").item()
-
-    def first_bad(self) -> int | None:
-        """The row of the first id the core would refuse (check.key's rule for the bytes)."""
-        bad = (self.lengths == 0) | (self.lengths > check.MAX_ID_BYTES)
-        bad |= self.series.str.contains("[ \t\n\r\x0b\x0c\x00]").to_numpy()
-        return _first(bad)
 
     def __getitem__(self, row: int) -> str:
         return self.series[row]
@@ -248,15 +241,14 @@ def _width(row: object, what: str, source: str, i: int) -> int:
 def _read(qids: Any, docnos: Any, values: Any, what: str, source: str, fractional: bool = False,
           whole_floats: bool = False) -> Any:
     """The rows read by the core (src/rows.rs), or the earliest row's fault raised (within a
-    row: qid, docno, value, as a file line's fields).  The values and joined ids are checked
-    here first, at once; the core reads the rows before the first such fault, and a list's ids
-    as it goes, handing any it does not read natively to `_id_rule`."""
+    row: qid, docno, value, as a file line's fields).  The values are checked here first, at
+    once; the core reads the rows before the first bad one, and their ids as it goes, handing
+    any it does not read natively (a bad one too) to `_id_rule`."""
     if what == "qrels":
         numbers, bad_value = _grades(values, fractional, whole_floats)
     else:
         numbers, bad_value = _scores(values)
-    faults = [row for row in (_first_bad_joined(qids), _first_bad_joined(docnos), bad_value) if row is not None]
-    stop = min(faults) if faults else None
+    stop = bad_value
     columns = (source, _for_core(qids), _for_core(docnos), numbers)
     rule = _id_rule(source)
     if what == "qrels":
@@ -287,11 +279,9 @@ def _id_rule(source: str) -> Callable[[object, int, int], bytes]:
 def _faulty_field(row: int, qids: Any, docnos: Any) -> int:
     """The first field of a row found faulty (the value's, 2, unless an id is)."""
     for field, ids in enumerate((qids, docnos)):
-        if isinstance(ids, JoinedIds) and ids.first_bad() == row:
-            return field
-        if isinstance(ids, list):
+        if isinstance(ids, (list, JoinedIds)):
             try:
-                check.key(_text(ids[row]), FIELDS[field], "")
+                check.key(_id_at(ids, row), FIELDS[field], "")
             except TrecgainError:
                 return field
     return 2
@@ -302,19 +292,13 @@ def _for_core(ids: Any) -> Any:
     return (ids.text, ids.ends) if isinstance(ids, JoinedIds) else ids
 
 
-def _first_bad_joined(ids: Any) -> int | None:
-    """The row of the first id of joined ids the core would refuse (a list's are checked as the
-    core reads them; a numpy array's are all good)."""
-    return ids.first_bad() if isinstance(ids, JoinedIds) else None
-
-
 def _text(value: object) -> object:
     if isinstance(value, (str, bytes)):
         return value
     if isinstance(value, bytearray):
         return bytes(value)
     number = check.integer(value)
-    return value if number is None else str(number)
+    return value if number is None or number.bit_length() > check.ID_BITS else str(number)
 
 
 def _first(bad: Any) -> int | None:

@@ -511,7 +511,10 @@ impl<'s> Results<'s> {
         };
         check_key(qid).and_then(|()| check_key(docno)).map_err(at)?;
         if !score.is_finite() {
-            return Err(at(Error::in_file("a score is not a finite number", self.source)));
+            return Err(at(Error::in_file(
+                "a score is not a finite number",
+                self.source,
+            )));
         }
         let q = b.qids.intern(qid);
         b.query.push(q);
