@@ -18,8 +18,8 @@ case holds the same data as its input needs):
 
 Rounds run every case once each, in order, `--rounds` times; the table gives medians, and
 each ratio is against pytrec_eval's median (the dict's for the frames).  Every case's exit
-status is checked.  Needs pytrec-eval-terrier, pandas, polars and ranx (`pip install
-'.[bench]'`).
+status is checked.  Needs the test tools (pytrec-eval-terrier, pandas, polars) and ranx:
+`make bench-dicts` installs ranx and runs it (BENCH_ARGS for the options below).
 
     python bench/dicts.py [--rounds 5] [--queries 6980] [--docs 1000] [--cases a,b,...]
 """

@@ -12,6 +12,7 @@ use std::sync::Arc;
 mod dicts;
 mod ids;
 mod rows;
+mod tuples;
 
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -173,6 +174,28 @@ impl PyQrels {
         Ok(Some(PyQrels {
             inner: Arc::new(qrels),
         }))
+    }
+
+    /// Judgments given as an iterable of rows ((qid, docno, grade) tuples, ir_measures'
+    /// Qrel), read as src/tuples.rs says with trecgain/rows.py's `rules`; messages name the
+    /// rows, counted from 1.
+    #[staticmethod]
+    fn from_tuples(
+        py: Python<'_>,
+        name: String,
+        rows: &Bound<'_, PyAny>,
+        fractional: bool,
+        rules: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let rules = tuples::Rules::new(rules.clone());
+        let mut judgments = Judgments::new(&name, Some("row"));
+        tuples::read(rows, fractional, &rules, |q, d, g| {
+            judgments.push(q, d, g).map_err(|e| to_py(py, e))
+        })?;
+        let qrels = judgments.finish(fractional).map_err(|e| to_py(py, e))?;
+        Ok(PyQrels {
+            inner: Arc::new(qrels),
+        })
     }
 
     #[getter]
@@ -346,6 +369,29 @@ impl PyRun {
     #[getter]
     fn source(&self) -> String {
         self.inner.source.clone()
+    }
+
+    /// Results given as an iterable of rows ((qid, docno, score) tuples, ir_measures'
+    /// ScoredDoc), read as `Qrels.from_tuples` reads them.
+    #[staticmethod]
+    fn from_tuples(
+        py: Python<'_>,
+        name: String,
+        rows: &Bound<'_, PyAny>,
+        rules: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let rules = tuples::Rules::new(rules.clone());
+        let mut results = Results::new(&name, Some("row"));
+        tuples::read(rows, true, &rules, |q, d, s| {
+            results.push(q, d, s).map_err(|e| to_py(py, e))
+        })?;
+        let run = results.finish();
+        if run.scores.is_empty() {
+            return Err(to_py(py, Error::in_file("no results in the run", &name)));
+        }
+        Ok(PyRun {
+            inner: Arc::new(run),
+        })
     }
 
     #[getter]

@@ -198,3 +198,31 @@ def test_an_int_id_past_str_limit_is_refused(make):
     ValueError (Python's limit on int to text); it is an id of more than 1024 bytes."""
     with pytest.raises(TrecgainError, match="is more than 1024 digits: ids are at most 1024 bytes"):
         make(10**5000)
+
+
+@pytest.mark.parametrize("rows, fragment", [
+    # a row's shape is checked for every row before any id or value, as the rows are taken
+    ((r for r in [("", "d1", 1.0), ("q1", "d2")]), "run generator:2: row ('q1', 'd2') has 2 fields"),
+    # within a row: qid, then docno, then value
+    ([("q1", "d1", 1.0), ("a b", "", math.nan)], "run list:2: query id 'a b' contains whitespace"),
+    ([("q1", "d1", 1.0), ("q1", "", math.nan)], "run list:2: document id '' is empty"),
+    ([("q1", "d1", 1.0), ("q1", "d2", math.nan)], "run list:2: score nan of document 'd2' of query 'q1' is not a"),
+    ([("q1", np.int64(7), None)], "run list:1: score None of document '7' of query 'q1' is not a number"),
+    ([("q1", "d1", 1.0), ("q1", b"d1", 2.0)], "run list:2: document 'd1' retrieved twice for query 'q1' (first at row 1)"),
+])
+def test_tuple_refusals(rows, fragment):
+    with pytest.raises(TrecgainError) as info:
+        Evaluator({"q1": {"d1": 1}}, ["map"]).evaluate(rows)
+    assert fragment in str(info.value), str(info.value)
+
+
+def test_tuple_values_the_core_hands_back():
+    """Values other than a float or an int within 2**53 go to trecgain.check's rules: numpy's
+    floats and Decimal as doubles, a fractional grade only with fractional_grades."""
+    import decimal
+
+    rows = [("q1", "d1", np.float32(0.5)), ("q1", "d2", decimal.Decimal("0.25")), ("q1", 3, 2**60)]
+    assert Evaluator([("q1", "3", 1)], ["recip_rank"]).evaluate(rows).aggregate["recip_rank"] == 1.0
+    with pytest.raises(TrecgainError, match=r"qrels list:1: grade 1.5 of document 'd1' of query 'q1' is not an int"):
+        Evaluator([("q1", "d1", 1.5)], ["map"])
+    assert len(Evaluator([("q1", "d1", 1.5)], ["map"], fractional_grades=True).qrels) == 1

@@ -7,7 +7,7 @@ and dicts the extension takes and gives.  The options argument is read by field 
 (`trecgain.options.EvaluationOptions`, see core_options in src/lib.rs)."""
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, TypeAlias, TypedDict, final
 
 from typing_extensions import Buffer
@@ -139,7 +139,7 @@ class _Explanation(TypedDict):
 
 @final
 class Qrels:
-    """Judgments, read once (no constructor: `read`, `from_dict`, `from_rows`)."""
+    """Judgments, read once (no constructor: `read`, `from_dict`, `from_rows`, `from_tuples`)."""
 
     @staticmethod
     def read(source: _Source, name: str, fractional: bool) -> Qrels: ...
@@ -150,6 +150,8 @@ class Qrels:
         name: str, qids: _IdColumn, docnos: _IdColumn, grades: Buffer, fractional: bool, rule: _IdRule,
         stop: int | None,
     ) -> Qrels | None: ...
+    @staticmethod
+    def from_tuples(name: str, rows: Iterable[tuple[Any, ...]], fractional: bool, rules: Any) -> Qrels: ...
     @property
     def source(self) -> str: ...
     @property
@@ -159,7 +161,7 @@ class Qrels:
 
 @final
 class Run:
-    """A run's results, read once (no constructor: `read`, `from_dict`, `from_rows`)."""
+    """A run's results, read once (no constructor: `read`, `from_dict`, `from_rows`, `from_tuples`)."""
 
     @staticmethod
     def read(
@@ -178,6 +180,8 @@ class Run:
     def from_rows(
         name: str, qids: _IdColumn, docnos: _IdColumn, scores: Buffer, rule: _IdRule, stop: int | None
     ) -> Run | None: ...
+    @staticmethod
+    def from_tuples(name: str, rows: Iterable[tuple[Any, ...]], rules: Any) -> Run: ...
     @property
     def qids(self) -> list[bytes]: ...
     @property

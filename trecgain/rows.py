@@ -87,15 +87,13 @@ def run_from_frame(frame: Any) -> _core.Run:
 def qrels_from_rows(rows: Iterable, fractional: bool = False) -> _core.Qrels:
     """An iterable of (qid, docno, grade) tuples or ir_measures' Qrel as core Qrels."""
     source = f"qrels {type(rows).__name__}"
-    qids, docnos, values = _split(rows, "qrels", source)
-    return _read(qids, docnos, values, "qrels", source, fractional)
+    return _core.Qrels.from_tuples(source, rows, fractional, TupleRules("qrels", source, fractional))
 
 
 def run_from_rows(rows: Iterable) -> _core.Run:
     """An iterable of (qid, docno, score) tuples or ir_measures' ScoredDoc as a core Run."""
     source = f"run {type(rows).__name__}"
-    qids, docnos, values = _split(rows, "run", source)
-    return _read(qids, docnos, values, "run", source)
+    return _core.Run.from_tuples(source, rows, TupleRules("run", source))
 
 
 # ---------------------------------------------------------------- frames
@@ -202,23 +200,35 @@ def _id_column(values: Any) -> Any:
 # ---------------------------------------------------------------- iterables of rows
 
 
-def _split(rows: Iterable, what: str, source: str) -> tuple[list, list, list]:
-    """The qid, docno and value columns of an iterable of rows (a generator is consumed here)."""
-    qids: list = []
-    docnos: list = []
-    values: list = []
-    widths = {tuple: 3}  # fields per row type, found at its first row
-    for i, row in enumerate(rows):
-        width = widths.get(type(row))
-        if width is None:
-            width = widths[type(row)] = _width(row, what, source, i)
-        if len(row) != width:
-            fields = f"{len(row)} field{'' if len(row) == 1 else 's'}"
-            raise TrecgainError(f"row {show(row)} has {fields}: expected {SHAPES[what]}", source, i + 1)
-        qids.append(row[0])
-        docnos.append(row[1])
-        values.append(row[2])
-    return qids, docnos, values
+class TupleRules:
+    """trecgain.check's rules for what the core does not read natively in an iterable of rows
+    (`_core.Qrels.from_tuples`, `_core.Run.from_tuples`): a row's width by its type, and ids
+    and values other than the usual kinds; each raises TrecgainError naming the row."""
+
+    __slots__ = ("what", "source", "fractional", "id")
+
+    def __init__(self, what: str, source: str, fractional: bool = False) -> None:
+        self.what, self.source, self.fractional = what, source, fractional
+        self.id = _id_rule(source)
+
+    def width(self, row: object, index: int) -> int:
+        """The fields a row of this type must have (its fault raised if it cannot be one)."""
+        return _width(row, self.what, self.source, index)
+
+    def wrong_width(self, row: Any, index: int) -> NoReturn:
+        """Refuse a row of another width than its type's."""
+        fields = f"{len(row)} field{'' if len(row) == 1 else 's'}"
+        raise TrecgainError(f"row {show(row)} has {fields}: expected {SHAPES[self.what]}", self.source, index + 1)
+
+    def value(self, value: object, qid: object, docno: object, index: int) -> float:
+        """A grade or a score by trecgain.check's rules, or the fault naming the row."""
+        where = f"document {show(_text(docno))} of query {show(_text(qid))}"
+        try:
+            if self.what == "qrels":
+                return check.grade(value, self.fractional, where, self.source)
+            return check.score(value, where, self.source)
+        except TrecgainError as err:
+            raise TrecgainError(err.message, self.source, index + 1) from None
 
 
 def _width(row: object, what: str, source: str, i: int) -> int:

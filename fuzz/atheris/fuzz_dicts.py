@@ -263,16 +263,26 @@ def _forms(rows, what):
     columns = ["query_id", "doc_id", value]
     yield "tuples", list(rows)
     yield "pandas", pd.DataFrame(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
+    frame = _built(lambda: pl.DataFrame(rows, schema=columns, orient="row"))
+    if frame is not None:
+        yield "polars", frame
+    typed = _built(lambda: [(str(q), str(d), v) for q, d, v in rows])
+    for kind, make in (("pandas str", lambda: pd.DataFrame(typed, columns=columns)),
+                       ("polars str", lambda: pl.DataFrame(typed, schema=columns, orient="row"))):
+        frame = _built(make) if typed is not None else None
+        if frame is not None:
+            yield kind, frame
+
+
+def _built(make):
+    """What `make` builds, or None where pandas or polars refuse the rows (polars may even
+    panic: its PanicException is a BaseException): nothing of trecgain's to test."""
     try:
-        yield "polars", pl.DataFrame(rows, schema=columns, orient="row")
-    except Exception:  # polars refused to build the frame: nothing of ours to test
-        pass
-    try:
-        typed = [(str(q), str(d), v) for q, d, v in rows]
-        yield "pandas str", pd.DataFrame(typed, columns=columns)
-        yield "polars str", pl.DataFrame(typed, schema=columns, orient="row")
-    except Exception:
-        pass
+        return make()
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:
+        return None
 
 
 def _check_rows(qrels, run, fractional):
