@@ -4,8 +4,9 @@ An MS MARCO dev-sized run (6,980 queries x 1,000 documents, docnos and qids nume
 scores rounded to 3 decimals so that some tie) with ~1.3 judgments a query, made from a fixed
 seed, and 4 measures (ndcg_cut.10, recall.1000, recip_rank, map).  Each case runs in a fresh
 process, which builds its input, then times the whole call (conversion included) and reports
-its wall seconds and the process's peak resident memory (ru_maxrss: input included, so every
-case holds the same data as its input needs):
+its wall seconds, its CPU seconds (all threads: the machine is shared, and CPU time is what
+load disturbs least) and the process's peak resident memory (ru_maxrss: input included, so
+every case holds the same data as its input needs):
 
 - `trecgain dict`: `trecgain.Evaluator(qrels, measures).evaluate(run)` on the dicts;
 - `pytrec_eval dict`: `pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)`;
@@ -102,7 +103,7 @@ else:
     import trecgain
     Evaluator = trecgain.Evaluator  # the package's modules load on first use: not part of the call
 gc.collect()
-wall = time.perf_counter()
+cpu, wall = time.process_time(), time.perf_counter()
 if case == "trecgain Evaluator 128K":
     Evaluator(qrels, measures)
 elif case == "pytrec_eval Evaluator 128K":
@@ -115,8 +116,8 @@ elif case.startswith("pytrec_eval"):
     check = sum(v["map"] for v in result.values()) / len(result)
 elif case.startswith("ranx"):
     check = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ranx_measures)["map"]
-wall = time.perf_counter() - wall
-print(json.dumps({"wall": wall, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+print(json.dumps({"wall": wall, "cpu": cpu, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "check": None if "128K" in case else round(float(check), 6)}))
 """
 
@@ -148,26 +149,32 @@ def main() -> None:
     args = parser.parse_args()
     cases = args.cases.split(",")
     times: dict[str, list[float]] = {c: [] for c in cases}
+    cpus: dict[str, list[float]] = {c: [] for c in cases}
     peaks: dict[str, list[float]] = {c: [] for c in cases}
     checks: dict[str, set] = {c: set() for c in cases}
     for r in range(args.rounds):
         for case in cases:
             got = run_case(case, args)
             times[case].append(got["wall"])
+            cpus[case].append(got["cpu"])
             peaks[case].append(got["peak_mib"])
             checks[case].add(got["check"])
-            print(f"round {r + 1} {case}: {got['wall']:.3f} s, {got['peak_mib']:.0f} MiB, map {got['check']}",
+            print(f"round {r + 1} {case}: {got['wall']:.3f} s, CPU {got['cpu']:.3f} s, {got['peak_mib']:.0f} MiB, "
+                  f"map {got['check']}",
                   file=sys.stderr)
     median = {c: statistics.median(times[c]) for c in cases}
+    cpu = {c: statistics.median(cpus[c]) for c in cases}
     print(f"{args.queries:,} queries x {args.docs:,} documents, measures {', '.join(MEASURES)}; "
           f"medians of {args.rounds} interleaved rounds\n")
-    print("| case | wall s (median) | min-max | peak MiB (median) | vs pytrec_eval | goal | map |")
-    print("|---|---:|---:|---:|---:|---|---|")
+    print("| case | wall s (median) | min-max | vs pytrec_eval | CPU s (median) | CPU vs pytrec_eval | "
+          "peak MiB (median) | goal | map |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|---|")
     for c in cases:
         ref = REFERENCE.get(c, "pytrec_eval dict")
         ratio = f"{median[c] / median[ref]:.2f}x" if ref in median else ""
-        print(f"| {c} | {median[c]:.3f} | {min(times[c]):.3f}-{max(times[c]):.3f} | "
-              f"{statistics.median(peaks[c]):.0f} | {ratio} | {GOALS.get(c, '')} | "
+        cpu_ratio = f"{cpu[c] / cpu[ref]:.2f}x" if ref in cpu else ""
+        print(f"| {c} | {median[c]:.3f} | {min(times[c]):.3f}-{max(times[c]):.3f} | {ratio} | {cpu[c]:.3f} | "
+              f"{cpu_ratio} | {statistics.median(peaks[c]):.0f} | {GOALS.get(c, '')} | "
               f"{', '.join(str(x) for x in sorted(checks[c], key=str))} |")
 
 

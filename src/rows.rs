@@ -239,11 +239,28 @@ impl<'py> Columns<'py> {
             Reader::new(self.py, &self.docnos)?,
         );
         let end = stop.map_or(self.len(), |s| s.min(self.len()));
+        // a frame's qid column repeats one object for a query's rows (np.repeat, a join):
+        // the previous row's qid is taken again when its cell is the same object (held here,
+        // so that its address is not another object's meanwhile)
+        let (mut last_object, mut last_qid): (Option<Bound<'py, PyAny>>, Vec<u8>) =
+            (None, Vec::new());
         for row in 0..end {
             let (q, d) = (qids.cell(row)?, docnos.cell(row)?);
-            let qid = q.bytes(0, row, &self.rule)?;
+            let same = match (&q, &last_object) {
+                (Cell::Object(object), Some(last)) => object.is(last),
+                _ => false,
+            };
+            if !same {
+                let qid = q.bytes(0, row, &self.rule)?;
+                last_qid.clear();
+                last_qid.extend_from_slice(&qid);
+                last_object = match &q {
+                    Cell::Object(object) => Some(object.clone()),
+                    _ => None,
+                };
+            }
             let docno = d.bytes(1, row, &self.rule)?;
-            push(&qid, &docno, values.get(row))?;
+            push(&last_qid, &docno, values.get(row))?;
         }
         Ok(end == self.len())
     }

@@ -205,9 +205,12 @@ pub fn check_duplicates<'a>(
         return Ok(());
     }
     seen.clear();
+    seen.reserve(rows.len());
     for &row in rows {
         let docno = run.docnos.get(row);
-        if let Some(&other) = seen.get(docno) {
+        // one hash and one probe a row: the entry is either the earlier row or this one's
+        let other = *seen.entry(docno).or_insert(row);
+        if other != row {
             let (first, second) = if run.lines[other] < run.lines[row] {
                 (other, row)
             } else {
@@ -225,7 +228,6 @@ pub fn check_duplicates<'a>(
                 run.lines[second],
             ));
         }
-        seen.insert(docno, row);
     }
     Ok(())
 }
