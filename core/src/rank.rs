@@ -301,4 +301,40 @@ mod tests {
         tie_groups(&[1, 0], &close, Compat::Ten, &mut groups);
         assert_eq!(groups, [0, 1]);
     }
+
+    #[test]
+    fn order_keys_order_as_the_scores_compare() {
+        let scores = [
+            f64::MIN,
+            -1e300,
+            -2.5,
+            -f64::MIN_POSITIVE,
+            -5e-324,
+            -0.0,
+            0.0,
+            5e-324,
+            f64::MIN_POSITIVE,
+            1.0,
+            1.0 + f64::EPSILON,
+            1e300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for a in scores {
+            for b in scores {
+                let by_key = order_key(a).cmp(&order_key(b));
+                assert_eq!(Some(by_key), a.partial_cmp(&b), "{a} against {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_of_distinct_docnos_skips_the_duplicate_check() {
+        let mut twice = run(&[("d1", 1.0), ("d1", 2.0)]);
+        let rows = [0, 1];
+        assert!(check_duplicates(&rows, &twice, &mut HashMap::new()).is_err());
+        twice.distinct_docnos = true; // what the dict walk sets for str docnos only
+        assert!(check_duplicates(&rows, &twice, &mut HashMap::new()).is_ok());
+    }
 }
