@@ -104,6 +104,18 @@ fn input(source: &Bound<'_, PyAny>, name: String) -> PyResult<Result<Input, Erro
     }))
 }
 
+/// Where a part of a run file may begin (trecgain.distributed): from `file`, a binary file
+/// object positioned at byte `position`, the start of the first line after the one holding it
+/// whose qid differs from the first run line's there, and the newlines from `position + 1` to it.
+#[pyfunction]
+fn part_start(py: Python<'_>, file: PyObject, position: u64) -> PyResult<(u64, u64)> {
+    let reader = PyReader { file };
+    let found = py
+        .allow_threads(|| trecgain_core::read::part_start(reader, position))
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+    Ok((found.offset, found.newlines))
+}
+
 #[pyclass(frozen, name = "Qrels", module = "trecgain._core")]
 struct PyQrels {
     inner: Arc<Qrels>,
@@ -1341,6 +1353,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyEvaluation>()?;
     m.add_function(wrap_pyfunction!(py_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(py_explain, m)?)?;
+    m.add_function(wrap_pyfunction!(part_start, m)?)?;
     m.add_function(wrap_pyfunction!(failing_query, m)?)?;
     m.add_function(wrap_pyfunction!(py_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(kernels, m)?)?;

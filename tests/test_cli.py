@@ -216,3 +216,58 @@ def test_r_at_1000_is_recall_not_err():
     lines = out.stdout.decode().splitlines()
     assert out.rc == 0 and [line.split("\t")[0].strip() for line in lines] == ["R@1000", "recall_1000"]
     assert lines[0].split("\t")[2] == lines[1].split("\t")[2]
+
+
+# ---------------------------------------------------------------- trec_eval's spellings, read by click
+
+
+@pytest.mark.parametrize("spelled, long_form", [
+    (["-mndcg"], ["--measure", "ndcg"]),
+    (["-l2", "-mndcg"], ["--level_for_rel", "2", "--measure", "ndcg"]),
+    (["-M100", "-mP.5"], ["--Max_retrieved_per_topic", "100", "--measure", "P.5"]),
+    (["-qc", "-mndcg"], ["--query_eval_wanted", "--complete_rel_info_wanted", "--measure", "ndcg"]),
+    (["--measure=ndcg"], ["--measure", "ndcg"]),
+    (["--Max_retrieved_per_topic", "2", "-mP.5"], ["--Max_retrieved_per_topic=2", "--measure=P.5"]),
+    (["-m", "ndcg", "-m", "map", "-m", "P.5"], ["--measure", "ndcg", "--measure", "map", "--measure", "P.5"]),
+])
+def test_trec_eval_spellings_equal_the_long_form(spelled, long_form):
+    a, b = run_cli([*spelled, *EXAMPLE]), run_cli([*long_form, *EXAMPLE])
+    assert a.rc == b.rc == 0 and a.stdout == b.stdout and a.stdout and a.stderr == b.stderr
+
+
+def test_options_after_the_file_names_equal_the_long_form():
+    a = run_cli([*EXAMPLE, "-qc", "-l2", "-mndcg_cut.5"])
+    b = run_cli(["--query_eval_wanted", "--complete_rel_info_wanted", "--level_for_rel", "2", "--measure",
+                 "ndcg_cut.5", *EXAMPLE])
+    assert a.rc == b.rc == 0 and a.stdout == b.stdout and a.stdout
+
+
+def test_help_of_a_measure_equals_the_long_form():
+    a, b = run_cli(["-h", "-m", "ndcg_cut"]), run_cli(["--help", "--measure", "ndcg_cut"])
+    assert a.rc == b.rc == 0 and a.stdout == b.stdout and b"ndcg_cut" in a.stdout
+    assert a.stdout != run_cli(["-h"]).stdout  # the measure's description, not the command's help
+
+
+def test_click_parses_every_command():
+    import click
+
+    from trecgain import cli
+
+    assert isinstance(cli.PROGRAM, click.Group)
+    for name in cli.SUBCOMMANDS:
+        command = cli.PROGRAM.get_command(None, name)
+        assert isinstance(command, click.Command) and command.params
+        assert cli.parsed(["--help"], name)["show_help"] is True
+    assert cli.parsed(["-qmndcg", "a", "b"])["measures"] == ("ndcg",)
+
+
+@pytest.mark.parametrize("args, status", [
+    ([], 2), (["-x", *EXAMPLE], 2), (["--compat", "8", *EXAMPLE], 2), (["compare", "--nonsense"], 2),
+    (["explain", "-q"], 2), (["gdeval", "a"], 2), (["completion", "tcsh"], 2),
+    (["-m", "nonsense", *EXAMPLE], 1), (["no-such-qrels", "no-such-run"], 1), (EXAMPLE, 0), (["-h"], 0),
+    (["--fail-under", "ndcg=1.1", "-m", "ndcg", *EXAMPLE], 3),
+])
+def test_exit_statuses(args, status):
+    out = run_cli(args)
+    assert out.rc == status
+    assert (out.stderr.count("\n") == 1 and out.stdout == b"") if status in (1, 2) else out.stdout

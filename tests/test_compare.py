@@ -20,7 +20,8 @@ import pytest
 from scipy import stats as sps
 
 import trecgain
-from trecgain import Evaluator, TrecgainError, stats
+from trecgain import Evaluator, TrecgainError
+from trecgain.comparison import stats
 from trecgain.comparison import DEFAULT_SEED
 
 from conftest import ROOT, run_cli
@@ -525,9 +526,9 @@ def test_help():
 
 
 def test_compare_is_the_function_whatever_was_imported():
-    import trecgain.compare_cli  # noqa: F401
-    import trecgain.compare_render  # noqa: F401
+    import trecgain.cli.compare  # noqa: F401
     import trecgain.comparison  # noqa: F401
+    import trecgain.comparison.render  # noqa: F401
 
     assert trecgain.compare is trecgain.comparison.compare and "compare" in trecgain.__all__
 
@@ -893,3 +894,42 @@ def test_plot_draws_run_names_with_dollars_as_text(tmp_path, tag):
     texts = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()]
     texts += [label for ax in fig.axes for label in ax.get_legend_handles_labels()[1]]
     assert any(tag in t.replace("\\$", "$") for t in texts)
+
+
+# ---------------------------------------------------------------- the registry of statistical tests
+
+
+def test_a_statistical_test_registered_is_used_end_to_end():
+    """Adding a test is one function and one record: a test-only sign test, registered, is
+    chosen by test= and --test, decides the markers, is adjusted and shown, and is gone once
+    unregistered."""
+    from scipy.stats import binomtest
+
+    from trecgain.comparison import TESTS, Significance, register, unregister
+
+    def sign(trial):
+        out = []
+        for d in trial.diffs:
+            wins, losses = int((d > 0).sum()), int((d < 0).sum())
+            out.append(binomtest(wins, wins + losses).pvalue if wins + losses else 1.0)
+        return out
+
+    register(Significance("sign", "paired sign test", "sign", sign, lambda trial: trial.test == "sign"))
+    try:
+        c = trecgain.compare(QRELS, RUNS, measures=["map"], test="sign", permutations=100, bootstrap=0)
+        (m,) = c.measures
+        for pair in m.pairs:
+            d = [row[pair.b] - row[pair.a] for row in m.values]
+            wins, losses = sum(x > 0 for x in d), sum(x < 0 for x in d)
+            assert pair.p["sign"] == pytest.approx(binomtest(wins, wins + losses).pvalue, rel=1e-12)
+            assert (pair.winner is not None) == (pair.adjusted["sign"] < 0.05 and pair.diff != 0)
+        assert "paired sign test" in c.to_text() and "p_sign" in c.to_csv()
+        out = run_cli(["compare", "--test", "sign", "--permutations", "100", "-m", "map", QRELS, *RUNS])
+        assert out.rc == 0 and b"paired sign test" in out.stdout, out.stderr
+    finally:
+        unregister("sign")
+    assert list(TESTS) == ["t", "randomization", "wilcoxon", "tukey"]
+    with pytest.raises(TrecgainError, match="test must be one of"):
+        trecgain.compare(QRELS, RUNS, measures=["map"], test="sign")
+    with pytest.raises(ValueError):
+        unregister("t")

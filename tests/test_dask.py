@@ -109,7 +109,7 @@ def test_twenty_runs_with_every_gain_measure(cluster, tmp_path, compat):
     runs = runs_of(tmp_path, 20, 30)
     args = ["--compat", compat, "-q", "-c", *GAIN_MEASURES, str(qrels), *runs]
     names = tasks(client, lambda: same(args, address))
-    assert sum(n.startswith("_evaluate_batch") for n in names) == 10  # two runs a task
+    assert sum(n.startswith("evaluate_batch") for n in names) == 10  # two runs a task
     here = run_cli(args)
     assert here.rc == 0 and here.stdout.count(b"\tall\t") > 20 * 10
     # and the library: the same Results
@@ -173,8 +173,8 @@ def test_one_run_in_parts(cluster, tmp_path, monkeypatch, compat):
     monkeypatch.setenv("TRECGAIN_DASK_PARTITION_BYTES", str(run.stat().st_size // 20))
     args = ["--compat", compat, "-q", "-c", "-m", "all_trec", "-m", "gain", str(qrels), str(run)]
     names = tasks(client, lambda: same(args, address))
-    assert sum(n.startswith("_evaluate_part") for n in names) >= 15
-    assert not any(n.startswith("_shuffle") for n in names)
+    assert sum(n.startswith("evaluate_part") for n in names) >= 15
+    assert not any(n.startswith("shuffle") for n in names)
     same(["--format", "json", "-q", "-m", "map", "-m", "gm_map", "-m", "relstring", str(qrels), str(run)], address)
 
 
@@ -182,7 +182,7 @@ def test_part_boundaries(tmp_path):
     """Where a part may start, from every byte of a file: the first line after the one holding
     the byte before whose qid differs from the first run line's there, with the newlines up to
     it (what the part's first line number is made of). Worked out here line by line."""
-    from trecgain.distributed import _scan
+    from trecgain.distributed.tasks import scan_part as _scan
 
     text = (b"1 Q0 a 1 1 t\n1 Q0 b 2 1 t\n# comment\n\n1 Q0 c 3 1 t\r\n2 Q0 a 1 1 t\n"
             b"  2 Q0 b 2 1 t\n3 Q0 a 1 1 t\n#\n3 Q0 b 1 1 t\n4 Q0 a 1 1 t")
@@ -212,7 +212,7 @@ def test_a_run_not_grouped_by_query_is_shuffled(cluster, tmp_path, monkeypatch):
     run.write_text("".join(lines))
     monkeypatch.setenv("TRECGAIN_DASK_PARTITION_BYTES", str(run.stat().st_size // 8))
     names = tasks(client, lambda: same(["-q", "-c", "-m", "all_trec", str(qrels), str(run)], address))
-    assert sum(n.startswith("_shuffle_reduce") for n in names) >= 8
+    assert sum(n.startswith("shuffle_reduce") for n in names) >= 8
     same(["--compat", "9", "-q", "-m", "ndcg_cut.5,10", "-m", "map", str(qrels), str(run)], address)
 
 
@@ -663,7 +663,7 @@ class ExitOnce(distributed.WorkerPlugin):
         self.marker, self.always = marker, always
 
     def transition(self, key, start, finish, **kwargs):
-        if finish == "executing" and str(key).startswith("_evaluate_"):
+        if finish == "executing" and str(key).startswith("evaluate_"):
             try:  # made by one worker only: of two workers starting at once, one dies
                 os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
             except FileExistsError:

@@ -16,8 +16,8 @@ import pytest
 
 from conftest import CASES, load_case, run_cli
 from trecgain import Evaluator, TrecgainError
-from trecgain.cli import OPTIONS
-from trecgain.console import integer_option, parse_args
+from trecgain.cli import parsed
+from trecgain.cli.console import integer_option
 from trecgain.explain import SUPPORTED, explain
 from trecgain.measures import parse_requests
 from trecgain.read import read_qrels, read_run
@@ -148,7 +148,7 @@ def test_explain_gives_the_evaluations_values_with_averaged_ties(case_id: str, m
 def _check_case(case_id: str, mode: str, ties: str) -> None:
     case = load_case(case_id)
     args = [a for a in case["args"] if a not in ("QRELS", "RUN")]
-    options, _ = parse_args(args, OPTIONS)
+    options = parsed(args)
     level = integer_option(options["level"], "-l") if options["level"] is not None else 1
     kw = dict(relevance_level=level, judged_only=options["judged_only"],
               max_docs=integer_option(options["max_docs"], "-M", 0), compat=mode, ties=ties)
@@ -183,7 +183,7 @@ def test_both_sides_are_the_evaluations(case_id: str, mode: str) -> None:
     default side the evaluation without (every seventh case)."""
     case = load_case(case_id)
     args = [a for a in case["args"] if a not in ("QRELS", "RUN")]
-    options, _ = parse_args(args, OPTIONS)
+    options = parsed(args)
     level = integer_option(options["level"], "-l") if options["level"] is not None else 1
     kw = dict(relevance_level=level, judged_only=options["judged_only"],
               max_docs=integer_option(options["max_docs"], "-M", 0), compat=mode)

@@ -9,8 +9,10 @@ import csv
 import io
 import json
 import math
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -583,14 +585,22 @@ def _script(shell: str) -> str:
     return out.stdout.decode()
 
 
+#: The program's folder first on PATH: a completion script runs `trecgain` to ask what to offer.
+_ENV = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+_ENV.pop("_TRECGAIN_COMPLETE", None)
+
+
 def _bash_reply(*words: str, line: str | None = None) -> list[str]:
-    """What the bash script offers for COMP_WORDS (or, as bash sets it, for COMP_LINE)."""
-    if line is None:
-        setup = f"COMP_WORDS=({' '.join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}"
-    else:
-        setup = f"COMP_LINE={line!r}; COMP_POINT=${{#COMP_LINE}}"
-    code = f'source <(cat); {setup}; _trecgain; printf "%s\\n" "${{COMPREPLY[@]}}"'
-    proc = subprocess.run(["bash", "-c", code], input=_script("bash"), capture_output=True, text=True, cwd=ROOT)
+    """What bash offers with the script loaded, for the words (or the line) before the cursor,
+    set as bash sets them (COMP_LINE, COMP_POINT, COMP_WORDS, COMP_CWORD) and the function that
+    `complete -p trecgain` names called as bash calls it."""
+    line = " ".join(words) if line is None else line
+    setup = (f"COMP_LINE={line!r}; COMP_POINT=${{#COMP_LINE}}; "
+             f"COMP_WORDS=({' '.join(repr(w) for w in words)}); COMP_CWORD={max(len(words) - 1, 0)}")
+    code = (f'source <(cat); {setup}; function=$(complete -p trecgain | sed -n "s/.*-F \\([^ ]*\\) .*/\\1/p"); '
+            '"$function" trecgain; printf "%s\\n" "${COMPREPLY[@]}"')
+    proc = subprocess.run(["bash", "-c", code], input=_script("bash"), capture_output=True, text=True, cwd=ROOT,
+                          env=_ENV)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     return [w for w in proc.stdout.split("\n") if w]
 
@@ -614,6 +624,13 @@ def test_bash_completes_what_each_position_takes():
     assert _bash_reply("trecgain", "-l", "") == []  # a number
 
 
+def test_bash_completes_subcommands_options():
+    assert "--all-pairs" in _bash_reply("trecgain", "compare", "--al")
+    assert _bash_reply("trecgain", "compare", "--correction", "b") == ["bonferroni", "benjamini-hochberg"]
+    assert "--query" in _bash_reply("trecgain", "explain", "--qu")
+    assert "ndcg_cut" in _bash_reply("trecgain", "explain", "-m", "ndcg_c")
+
+
 def test_bash_completion_as_readline_splits_words():
     """bash breaks words at '=', '@' and ':' (COMP_WORDBREAKS): only the text after is replaced."""
     assert "10" in _bash_reply(line="trecgain -m nDCG@1")
@@ -624,11 +641,27 @@ def test_bash_completion_as_readline_splits_words():
 def test_completion_names_come_from_the_registry():
     from trecgain.measures import NICKNAMES, REGISTRY
 
-    names = set(run_cli(["completion", "bash"]).stdout.decode().split())
-    cleaned = {w.strip("'") for w in names}
+    offered = set(_bash_reply("trecgain", "-m", ""))
     for m in REGISTRY:
-        assert m.name in cleaned
-    assert set(NICKNAMES["10"]) <= cleaned and {"nDCG@10", "AP", "RR@10", "P@10"} <= cleaned
+        assert m.name in offered
+    assert set(NICKNAMES["10"]) <= offered and {"nDCG@10", "AP", "RR@10", "P@10"} <= offered
+
+
+def _offered(shell: str, words: list[str], incomplete: str) -> list[str]:
+    """What the program answers a zsh or fish script's request, with the variables the script
+    sets (click's protocol: zsh gets type, value, help triples; fish value[TAB help] after the type)."""
+    if shell == "zsh":
+        env = {"COMP_WORDS": " ".join([*words, incomplete]), "COMP_CWORD": str(len(words))}
+    else:
+        env = {"COMP_WORDS": " ".join([*words, incomplete]), "COMP_CWORD": incomplete}
+    proc = subprocess.run(["trecgain"], env={**_ENV, **env, "_TRECGAIN_COMPLETE": f"{shell}_complete"},
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    lines = proc.stdout.splitlines()
+    if shell == "zsh":
+        return [value for kind, value in zip(lines[::3], lines[1::3]) if kind == "plain"] + \
+               [kind.upper() + "S" for kind in lines[::3] if kind == "file"]
+    return [line.split(",", 1)[1].split("\t")[0] if line.startswith("plain,") else "FILES" for line in lines]
 
 
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
@@ -636,11 +669,16 @@ def test_zsh_and_fish_scripts(shell, tmp_path):
     from trecgain.measures import REGISTRY
 
     text = _script(shell)
-    for word in [m.name for m in REGISTRY] + ["nDCG@10", "official", "markdown", "fail-under", "completion"]:
-        assert word in text
-    assert "_files" in text if shell == "zsh" else "-l output -r" in text
+    assert "_TRECGAIN_COMPLETE" in text and f"{shell}_complete" in text  # click's script
+    offered = _offered(shell, ["trecgain", "-m"], "")
+    for word in [m.name for m in REGISTRY] + ["nDCG@10", "official"]:
+        assert word in offered
+    assert "markdown" in _offered(shell, ["trecgain", "--format"], "")
+    assert "--fail-under" in _offered(shell, ["trecgain"], "--f")
+    assert _offered(shell, ["trecgain"], "compl") == ["completion", "FILES"]
+    assert _offered(shell, ["trecgain", "-q"], "x") == ["FILES"]
     if shutil.which(shell) is None:
-        return  # not installed here: the text is all there is to check
+        return  # not installed here: the program's answers are all there is to check
     script = tmp_path / f"trecgain.{shell}"
     script.write_text(text)
     proc = subprocess.run([shell, "-n", str(script)], capture_output=True, text=True)
@@ -649,7 +687,7 @@ def test_zsh_and_fish_scripts(shell, tmp_path):
         for line, expected in (("trecgain -m ndcg_c", "ndcg_cut"), ("trecgain --format ", "markdown"),
                                ("trecgain --compat ", "9"), ("trecgain completion ", "zsh")):
             proc = subprocess.run(["fish", "-c", f"source {script}; complete -C {line!r}"], capture_output=True,
-                                  text=True)
+                                  text=True, env=_ENV)
             assert expected in [w.split("\t")[0] for w in proc.stdout.splitlines()], (line, proc.stdout)
 
 
@@ -661,13 +699,15 @@ def test_zsh_script_offers_measures_under_stubbed_completion(tmp_path):
     script = tmp_path / "trecgain.zsh"
     script.write_text(_script("zsh"))
     harness = (
-        "compdef() { : }; compadd() { [[ $1 == -- ]] && shift; print -l -- \"$@\" }; "
-        "_describe() { local -a a; a=(\"${(@P)4}\"); print -l -- \"${a[@]%%:*}\" }; _files() { print -- FILES }; "
-        "compset() { [[ $1 == -P && $PREFIX == ${~2}* ]] && { PREFIX=${PREFIX#${~2}}; return 0 }; return 1 }; "
-        f"source {script}; words=(\"$@\"); CURRENT=$#; PREFIX=${{words[CURRENT]}}; _trecgain")
+        "compdef() { : }; _path_files() { print -- FILES }; _files() { print -- FILES }; "
+        "compadd() { while [[ $1 == -* ]]; do if [[ $1 == -a ]]; then print -l -- \"${(@P)2}\"; return; fi; "
+        "[[ $1 == -V ]] && shift; shift; done; print -l -- \"$@\" }; "
+        "_describe() { local -a a; a=(\"${(@P)3}\"); print -l -- \"${a[@]%%:*}\" }; "
+        f"source {script}; words=(\"$@\"); CURRENT=$#; PREFIX=${{words[CURRENT]}}; _trecgain_completion")
 
     def offered(*words: str) -> list[str]:
-        proc = subprocess.run(["zsh", "-f", "-c", harness, "zsh", *words], capture_output=True, text=True)
+        proc = subprocess.run(["zsh", "-f", "-c", harness, "zsh", *words], capture_output=True, text=True,
+                              env=_ENV)
         assert proc.returncode in (0, 1) and proc.stderr == "", proc.stderr
         return proc.stdout.split()
 
@@ -688,10 +728,11 @@ def test_completion_usage_errors():
 _SIGNALLED_WRITE = r"""
 import os, signal, sys
 from trecgain import _core, cli
+from trecgain.cli import console
 from trecgain.evaluate import Result
 
 _core.exit_on_interrupt(True)  # as the trecgain program does (trecgain._entry)
-cli.CORE_HANDLES_INTERRUPT = True
+console.CORE_HANDLES_INTERRUPT = True
 real = Result.write_trec
 
 def signalled(self, write, per_query=False, summary=True):
@@ -809,3 +850,61 @@ def test_formats_with_many_queries_are_the_trec_lines(tmp_path, form):
     assert [(m, q) for m, q, _ in got] == [(m, q) for m, q, _ in trec]
     assert all(same_value(p, v) if form in ("json", "jsonl") else same_text(p, v)
                for (_, _, v), (_, _, p) in zip(got, trec))
+
+
+# ---------------------------------------------------------------- the registry of formats
+
+
+def test_a_format_registered_is_used_end_to_end(tmp_path):
+    """Adding a format is one module and one record: a test-only format, registered, is offered by
+    --format (help and completion too), writes every run through the command, -j included, and is
+    gone once unregistered."""
+    from trecgain import formats
+    from trecgain.formats import Format
+
+    def write_run(values, out):
+        for run, query, name, value, summary in formats.rows(values):
+            out.write(f"{query}|{name}|{value}\n")
+
+    formats.register(Format("pipes", "query|measure|value lines", write_run,
+                            begin=lambda header, count, out: out.write(f"# {count} runs\n")))
+    try:
+        out = run_cli(["--format", "pipes", "-q", "-m", "map", QRELS, RUN, RUN])
+        assert out.rc == 0, out.stderr
+        expected = Evaluator(QRELS, measures=["map"]).evaluate(RUN)
+        lines = out.stdout.decode().splitlines()
+        assert lines[0] == "# 2 runs" and len(lines) == 1 + 2 * (len(expected.per_query) + len(expected.aggregate))
+        for qid, values in expected.per_query.items():
+            assert f"{qid}|map|{values['map']!r}" in lines
+        assert f"all|map|{expected.aggregate['map']!r}" in lines
+        assert run_cli(["-j", "2", "--format", "pipes", "-q", "-m", "map", QRELS, RUN, RUN]).stdout == out.stdout
+        assert "pipes (query|measure|value lines)" in " ".join(run_cli(["-h"]).stdout.decode().split())
+        from click.shell_completion import ShellComplete
+
+        from trecgain.cli import PROGRAM
+
+        offered = ShellComplete(PROGRAM, {}, "trecgain", "_TRECGAIN_COMPLETE").get_completions(["--format"], "")
+        assert [item.value for item in offered] == [*formats.FORMATS]
+    finally:
+        formats.unregister("pipes")
+    out = run_cli(["--format", "pipes", QRELS, RUN])
+    assert out.rc == 2 and "option --format takes" in out.stderr
+    with pytest.raises(ValueError):
+        formats.unregister("trec")
+    assert list(formats.FORMATS) == ["trec", "json", "jsonl", "csv", "tsv", "markdown"]
+
+
+@pytest.mark.parametrize("per_query", [False, True])
+@pytest.mark.parametrize("summary", [False, True])
+def test_result_to_json_is_laid_out_as_json_dumps(per_query, summary):
+    """Result.to_json and --format json's runs come from one writer (at depth 0 and 2): its text
+    is json.dumps(indent=2)'s of the same object, NaN as null."""
+    result = Evaluator(QRELS, measures=["map", "Rndcg.1=0", "runid"]).evaluate(RUN)
+    text = result.to_json(per_query=per_query, summary=summary)
+    document = json.loads(text)
+    assert text == json.dumps(document, indent=2)
+    assert ("per_query" in document) == per_query and ("aggregate" in document) == summary
+    if per_query:
+        assert set(document["per_query"]) == set(result.per_query)
+        for qid, values in result.per_query.items():
+            assert document["per_query"][qid] == {k: (None if v != v else v) for k, v in values.items()}

@@ -13,7 +13,8 @@ import re
 import pytest
 
 from conftest import ROOT, run_cli
-from trecgain import Evaluator, _core, completion, comparison, explain, measures, names
+from trecgain import Evaluator, _core, comparison, explain, measures, names
+from trecgain.cli import declare
 from trecgain.measures import BY_NAME, REGISTRY
 
 EXAMPLE = [str(ROOT / "testdata/example/qrels.txt"), str(ROOT / "testdata/example/run.txt")]
@@ -164,7 +165,7 @@ def test_a_registered_measure_works_end_to_end(registered):
     described = run_cli(["-h", "-m", "test_ndcg_at"]).stdout.decode()
     assert "A test-only measure" in described and "Default parameters: 3,7" in described
     assert "test_ndcg_at" in run_cli(["-h"]).stdout.decode()
-    assert "test_ndcg_at" in completion.measure_names()
+    assert "test_ndcg_at" in declare.measure_names()
     assert comparison.lower_is_better("test_ndcg_at") and not comparison.lower_is_better("ndcg_cut")
     result = comparison.compare(EXAMPLE[0], [EXAMPLE[1], EXAMPLE[1]], measures=["test_ndcg_at.5"],
                                 permutations=50, bootstrap=50)

@@ -174,7 +174,7 @@ def test_compare_checks_ties_average_per_measure():
 
 
 def test_explain_passes_its_one_value(monkeypatch, capsys):
-    from trecgain import explain
+    from trecgain.cli import explain, main
 
     seen = []
     explain_options = explain.explain_options
@@ -186,7 +186,7 @@ def test_explain_passes_its_one_value(monkeypatch, capsys):
     monkeypatch.setattr(explain, "explain_options", recording)
     args = ["-m", "ndcg_cut.10", "-m", "ndcg", "--query", "301", "-l", "2", "-J", "--global-gains", "exp",
             "--discount", "log:e", QRELS, RUN]
-    assert explain.main(args) == 0, capsys.readouterr().err
+    assert main(["explain", *args]) == 0, capsys.readouterr().err
     given = dict(relevance_level=2, judged_only=True, global_gains="exp", discount="log:e")
     assert [m for m, _ in seen] == ["ndcg_cut.10", "ndcg"]
     for measure, options in seen:

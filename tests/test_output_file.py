@@ -334,9 +334,10 @@ def test_a_writer_signalled_while_another_writes(tmp_path, big, sig, status):
 _SIGNAL_AT = r"""
 import os, signal, sys
 from trecgain import _core, cli, output
+from trecgain.cli import console
 
 _core.exit_on_interrupt(True)  # as the trecgain program does (trecgain._entry)
-cli.CORE_HANDLES_INTERRUPT = True
+console.CORE_HANDLES_INTERRUPT = True
 where, sig = sys.argv[1], getattr(signal, sys.argv[2])
 real = getattr(os, where)
 

@@ -192,7 +192,7 @@ class Result(Record):
 
         per_query = check.flag(per_query, "per_query")
         summary = check.flag(summary, "summary")
-        return formats.dumps(formats.run_object(formats.run_values(self, self.source, per_query, summary)))
+        return formats.run_json(formats.run_values(self, self.source, per_query, summary))
 
     def write_trec(self, write, per_query: bool = False, summary: bool = True) -> None:
         """Hand the exact text the command line prints to `write(bytes)`, a megabyte at a time."""

@@ -7,21 +7,18 @@ the measure there; the value of each of the measure's lines, named as the evalua
 them; the judged documents the ranking misses; and the runs of tied scores that trec_eval's
 docno rule ordered.  Every number comes from the core (core/src/explain.rs), which ranks and
 labels the query with the evaluation's own functions and takes the lines' values from the
-kernels: they are the evaluation's, bit for bit.  `main(args)` is the command.
+kernels: they are the evaluation's, bit for bit.  trecgain.cli.explain is the command.
 """
 
 from __future__ import annotations
 
 from . import _core, check
-from .console import UsageError, fail, integer_option, parse_args, quiet_stdout, say, tie_rule, write_stdout
 from .discounts import TREC_EVAL
 from .errors import TrecgainError
 from .evaluate import Evaluator
 from .options import EvaluationOptions, compat_mode
 from .formats import aligned, dumps
 from .measures import BY_NAME, REGISTRY, parse_requests
-from .output import swapped_error
-from .read import read_qrels, read_run
 from .record import Record
 
 #: The measures explain shows (their records say how: `Measure.explain`), and the ir_measures
@@ -343,121 +340,3 @@ def _text(e: Explanation) -> str:
     else:
         out.append("tied scores: none")
     return "\n".join(out) + "\n"
-
-
-# ---------------------------------------------------------------- the command
-
-USAGE = ("usage: trecgain explain -m MEASURE [-m MEASURE ...] --query QID [-l L] [-J] [-M M] [--compat 10|9] "
-         "[--global-gains SPEC] [--discount SPEC] [--exact-ideal] [--fractional-grades] [--ties RULE] "
-         "[--format text|json] "
-         "QRELS RUN")
-
-OPTIONS = (
-    ("h", "help", "show_help", "flag"),
-    ("m", "measure", "measures", "values"),
-    (None, "query", "query", "value"),
-    ("l", "level_for_rel", "level", "value"),
-    ("J", "Judged_docs_only", "judged_only", "flag"),
-    ("M", "Max_retrieved_per_topic", "max_docs", "value"),
-    (None, "compat", "compat", "value"),
-    (None, "global-gains", "global_gains", "value"),
-    (None, "discount", "discount", "value"),
-    (None, "exact-ideal", "exact_ideal", "flag"),
-    (None, "fractional-grades", "fractional_grades", "flag"),
-    (None, "format", "format", "value"),
-    (None, "ties", "ties", "value"),
-)
-DEFAULTS = {"compat": "10", "discount": "log:2", "format": "text", "ties": "docno"}
-
-HELP = f"""{USAGE}
-
-Show one query's computation of a DCG-family measure rank by rank: each ranked document's
-score, grade ('unjudged': judged negative; '-': not in the qrels), gain, discount (the
-divisor, log2(rank + 1) by default), what it adds and the DCG so far; the ideal ranking's
-grade, what it adds and the ideal DCG so far; and the measure at that rank. Rows go on past
-the ranking while the ideal ranking has documents, and stop at a cutoff measure's largest
-cutoff. Then each line's value as the evaluation prints it (and in full precision), the
-judged documents the ranking misses, and the runs of tied scores trec_eval's rule (score
-descending, then docno descending) ordered. The numbers are the evaluation's, bit for bit.
-
-Measures: {SUPPORTED_TEXT}; a measure's own gains too (ndcg.1=1,2=3).
-Several -m give several tables (with --format json, a JSON array of documents).
-
-Options:
-  -m, --measure NAME          the measure to explain (repeatable)
-      --query QID             the query (required)
-  -l, --level_for_rel L       grade >= L is relevant (default 1)
-  -J, --Judged_docs_only      drop documents the qrels do not judge, then close up the ranks
-  -M, --Max_retrieved_per_topic M  the first M documents of the ranking
-      --compat 10|9           trec_eval 10.0 (default) or 9.x (float32 scores: ties differ)
-      --global-gains SPEC     linear, exp, binary or level=gain,...
-      --discount SPEC         log:2 (default), log:e, log:10, log:B or jk:B
-                              (with either, trec_eval's default and the given computation
-                              are shown side by side)
-      --exact-ideal           sort gains by value when building the ideal ranking
-      --fractional-grades     accept grades such as 2.5
-      --ties docno|rank|average  the tie rule (average: each tied document its group's mean gain)
-      --format text|json      text (default) or a JSON document
-  -h, --help                  this help
-"""
-
-
-def main(args: list[str]) -> int:
-    """`trecgain explain ...`: the exit status (errors: one line on stderr, nothing on stdout)."""
-    try:
-        options, files = parse_args(list(args), OPTIONS, DEFAULTS)
-        if options["show_help"]:
-            write_stdout(HELP.encode())
-            return 0
-        output = _command(options, files, say)
-        write_stdout(output.encode("utf-8", "surrogateescape"))
-    except TrecgainError as err:
-        return fail(str(err), 1)
-    except UsageError as err:
-        return fail(f"explain: {err} (usage: trecgain explain -m MEASURE --query QID [options] QRELS RUN; "
-                    "--help for help)", 2)
-    except KeyboardInterrupt:
-        return fail("interrupted", 130)
-    except MemoryError:
-        return fail("out of memory", 1)
-    except BrokenPipeError:
-        quiet_stdout()
-    return 0
-
-
-def _command(o: dict, files: tuple[str, ...], say) -> str:
-    if not o["measures"]:
-        raise UsageError("give a measure with -m")
-    if o["query"] is None:
-        raise UsageError("give the query with --query QID")
-    if len(files) != 2:
-        raise UsageError(f"expected a qrels file and a run file, got {len(files)} file name(s)")
-    if o["compat"] not in ("10", "9"):
-        raise UsageError(f"option --compat takes 10 or 9, not '{o['compat']}'")
-    tie_rule(o["ties"])
-    if o["format"] not in ("text", "json"):
-        raise UsageError(f"option --format takes text or json, not '{o['format']}'")
-    if files.count("-") > 1:
-        raise TrecgainError("standard input ('-') can be read as one file only")
-    for m in o["measures"]:  # refused before any file is read
-        parse_measure(m, o["compat"])
-    level = integer_option(o["level"], "-l") if o["level"] is not None else 1
-    max_docs = integer_option(o["max_docs"], "-M", 0)
-    try:
-        qrels = read_qrels(files[0], fractional=o["fractional_grades"])
-        run = read_run(files[1], ranks=o["ties"] == "rank")
-    except TrecgainError as err:
-        raise swapped_error(err, files[0], files[1], "trecgain explain -m MEASURE --query QID [options] QRELS RUN") \
-            from None
-    # checked once, as the first measure's explanation checked them (its measure for the tie rule); each
-    # further measure's tie rule is checked by Evaluator.from_options in turn
-    options = EvaluationOptions.checked(o["compat"], level, o["judged_only"], False, max_docs, o["global_gains"],
-                                        o["discount"], o["exact_ideal"], o["fractional_grades"], ties=o["ties"],
-                                        requests=lambda mode: parse_requests([o["measures"][0]], mode))
-    explanations = [explain_options(qrels, run, m, o["query"], options) for m in o["measures"]]
-    for warning in dict.fromkeys(w for e in explanations for w in e.warnings):
-        say(f"warning: {warning}")
-    if o["format"] == "json":
-        docs = [e.to_dict() for e in explanations]
-        return dumps(docs[0] if len(docs) == 1 else docs, indent=1) + "\n"
-    return "\n".join(e.to_text() for e in explanations)

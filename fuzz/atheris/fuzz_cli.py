@@ -38,8 +38,7 @@ with atheris.instrument_imports(include=["trecgain"]):
     import trecgain.cli
     import trecgain.evaluate  # noqa: F401
     import trecgain.gdeval  # noqa: F401
-    from trecgain.cli import UsageError, main, parse_args
-    from trecgain.errors import TrecgainError
+    from trecgain.cli import main, parsed
 
 NAME = "cli"
 SANDBOX = tempfile.mkdtemp(prefix="trecgain-fuzz-cli-")
@@ -63,8 +62,9 @@ def _files(argv: list[str]) -> list[str] | None:
     if argv[:1] == ["gdeval"]:
         return argv[1:3]
     try:
-        options, files = parse_args(argv)
-    except (UsageError, TrecgainError, Exception):
+        options = parsed(argv)
+        files = options["files"]
+    except Exception:  # main() reports it; nothing is opened
         return None  # main() reports it; nothing is opened
     if options.get("jobs") is not None and len(files) > 4:
         return ["/"]  # at most 3 runs in worker processes: forks are slow

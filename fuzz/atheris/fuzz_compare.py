@@ -1,5 +1,5 @@
 """Fuzz `trecgain compare`'s command line: trecgain.cli.main(["compare", *argv]) -- the entry
-point the command uses -- with arbitrary argument lists (every option of compare_cli.OPTIONS
+point the command uses -- with arbitrary argument lists (every option of trecgain.cli.compare
 and its checks, the formats, --plot and its target, -h), comparing small fixed files in a
 private temporary directory.
 
@@ -45,16 +45,14 @@ import _common  # noqa: E402
 
 with atheris.instrument_imports(include=["trecgain"]):
     import trecgain.cli
-    import trecgain.compare_cli
-    import trecgain.compare_plot
-    import trecgain.compare_render
+    import trecgain.cli.compare
+    import trecgain.comparison.plot
+    import trecgain.comparison.render
     import trecgain.comparison
     import trecgain.evaluate
     import trecgain.output
-    import trecgain.stats  # noqa: F401
-    from trecgain.cli import UsageError, main, parse_args
-    from trecgain.compare_cli import OPTIONS
-    from trecgain.errors import TrecgainError
+    import trecgain.comparison.stats  # noqa: F401
+    from trecgain.cli import main, parsed
 
 import matplotlib.figure  # noqa: E402,F401  (imported once, not per input)
 import scipy.stats  # noqa: E402,F401
@@ -112,8 +110,9 @@ def _changed() -> list[str]:
 def _wanted(argv: list[str]) -> bool:
     """Whether the input stays inside the sandbox and is not merely slow."""
     try:
-        options, files = parse_args(argv, OPTIONS, {})
-    except (UsageError, TrecgainError, Exception):
+        options = parsed(argv, "compare")
+        files = options["files"]
+    except Exception:  # main() reports it; nothing is opened
         return True  # main() reports it; nothing is opened
     if any("/" in f for f in files) or "/" in (options.get("plot") or ""):
         return False

@@ -1,5 +1,5 @@
 """Fuzz `trecgain explain`'s command line: trecgain.cli.main(["explain", *argv]) -- the entry
-point the command uses -- with arbitrary argument lists (every option of explain.OPTIONS and
+point the command uses -- with arbitrary argument lists (every option of trecgain.cli.explain and
 its checks: -m and --query, -l, -J, -M, --compat, --global-gains, --discount, --exact-ideal,
 --fractional-grades, --ties, --format, -h), explaining small fixed files in a private
 temporary directory.
@@ -48,9 +48,7 @@ with atheris.instrument_imports(include=["trecgain"]):
     import trecgain.explain
     import trecgain.formats
     import trecgain.output  # noqa: F401  (the swapped-files check)
-    from trecgain.cli import UsageError, main, parse_args
-    from trecgain.errors import TrecgainError
-    from trecgain.explain import DEFAULTS, OPTIONS
+    from trecgain.cli import main, option_names, parsed
 
 NAME = "explain"
 SANDBOX = tempfile.mkdtemp(prefix="trecgain-fuzz-explain-")
@@ -85,7 +83,7 @@ TOKENS = (["\0", "-", "--", "=", "Q", "R", "G", "T", "N", "F", "E", "X", "1", "2
            "docno", "rank", "average", "linear", "exp", "binary", "log:2", "log:e", "log:10", "jk:2", "1=1,2=3",
            "ndcg", "ndcg_cut", "dcg", "dcg_cut", "ideal_dcg", "ndcg_p", "cg_cut", "nDCG@", "DCG@", ".", ",", "1e39",
            "-1", "0"]
-          + [f"-{short}" for short, _, _, _ in OPTIONS if short] + [f"--{long}" for _, long, _, _ in OPTIONS])
+          + option_names("explain"))
 
 
 def _restore() -> None:
@@ -123,8 +121,9 @@ def _options(argv: list[str]) -> dict | None:
     """explain's options, or None: the input would read outside the sandbox (or does not
     parse: main() reports that, and opens nothing)."""
     try:
-        options, files = parse_args(argv, OPTIONS, DEFAULTS)
-    except (UsageError, TrecgainError, Exception):
+        options = parsed(argv, "explain")
+        files = options["files"]
+    except Exception:  # main() reports it; nothing is opened
         return {}
     return None if any("/" in f for f in files) else options
 

@@ -147,7 +147,7 @@ def write_dict(harness: str, tokens: list) -> None:
 
 
 def dictionaries() -> None:
-    from trecgain.cli import OPTIONS
+    from trecgain.cli import option_names
 
     numbers = ["0", "1", "-1", "+", "-", ".", ",", "=", "e", "E", "1e308", "1e-308", "inf", "nan", "_", "0x",
                "2147483647", "2147483648", "9223372036854775808", "18446744073709551616", "9007199254740993",
@@ -159,13 +159,11 @@ def dictionaries() -> None:
         "...", "\\"] + numbers)
     write_dict("gains", ["linear", "exp", "binary", "p", "x"] + numbers)
     write_dict("discounts", ["log:", "jk:", "log", "jk", ":", "2", "e", "10", "1.0000000000000002"] + numbers)
-    options = [f"-{o[0]}" for o in OPTIONS if o[0]] + [f"--{o[1]}" for o in OPTIONS]
+    options = option_names()
     write_dict("cli", ["\0", "-", "--", "=", "Q", "R", "S", "G", "F", "C", "E", "X", "gdeval", "qrels",
                        "trec_results", "9", "10"] + options + names
                + ["nDCG@10", "ndcg.1=2", "log:e", "jk:2", "exp", "1=2,2=3"] + numbers)
-    from trecgain.compare_cli import OPTIONS as COMPARE_OPTIONS
-
-    compare_options = [f"-{o[0]}" for o in COMPARE_OPTIONS if o[0]] + [f"--{o[1]}" for o in COMPARE_OPTIONS]
+    compare_options = option_names("compare")
     write_dict("compare", ["\0", "-", "--", "=", "Q", "R", "S", "T", "D", "G", "F", "E", "X", "P", ".png", ".svg",
                            ".pdf", "R.png", "text", "json", "csv", "markdown", "latex", "holm", "bonferroni",
                            "benjamini-hochberg", "none", "randomization", "t", "wilcoxon", "tukey", "linear,exp",

@@ -32,6 +32,7 @@ use hashbrown::HashTable;
 use crate::arena::Arena;
 use crate::error::{Error, Result};
 
+mod boundary;
 mod number;
 mod qrels;
 mod run;
@@ -42,6 +43,7 @@ mod text;
 #[cfg(test)]
 mod tests;
 
+pub use boundary::{part_start, PartStart};
 use qrels::QrelsBuilder;
 use run::RunBuilder;
 use source::{cannot_read, Source};

@@ -35,21 +35,59 @@ pub(crate) const MAX_INTEGER_GRADE: u64 = 1 << 53;
 
 #[inline]
 pub(crate) fn parse_decimal(tok: &[u8]) -> Decimal {
-    let n = tok.len();
-    let mut i = 0;
-    let negative = match tok.first() {
-        Some(b'-') => {
-            i = 1;
-            true
-        }
-        Some(b'+') => {
-            i = 1;
-            false
-        }
-        _ => false,
+    let (negative, start) = sign(tok, 0);
+    let Some(digits) = significand(tok, start) else {
+        return Decimal::NotNumber;
     };
-    // Digits: leading zeros (of the integer part, and of the fraction when the integer part
-    // is zero) are skipped; the rest go into the mantissa, exact while there are at most 19.
+    let Some((exp, end)) = exponent(tok, digits.end) else {
+        return Decimal::NotNumber;
+    };
+    if end != tok.len() {
+        return Decimal::NotNumber;
+    }
+    if !digits.truncated {
+        if digits.mantissa == 0 {
+            return Decimal::Value(if negative { -0.0 } else { 0.0 });
+        }
+        if let Some(v) = clinger(digits.mantissa, exp - digits.frac_digits as i64) {
+            return Decimal::Value(if negative { -v } else { v });
+        }
+    }
+    // Longer mantissas (17-digit scores) or exponents beyond 10^22: fast_float's
+    // Eisel-Lemire, correctly rounded as strtod; what it cannot decide, Rust's own parser.
+    match fast_float2::parse::<f64, _>(tok) {
+        Ok(v) if v.is_finite() => Decimal::Value(v),
+        Ok(_) => Decimal::OutOfRange,
+        Err(_) => slow(tok),
+    }
+}
+
+/// An optional sign at `i`: whether it is '-', and where the number goes on.
+#[inline(always)]
+fn sign(tok: &[u8], i: usize) -> (bool, usize) {
+    match tok.get(i) {
+        Some(b'-') => (true, i + 1),
+        Some(b'+') => (false, i + 1),
+        _ => (false, i),
+    }
+}
+
+/// A decimal's digits before its exponent, as `significand` reads them.
+struct Significand {
+    /// Where the digits end.
+    end: usize,
+    /// The significant digits (exact while `truncated` is false: at most 19 of them).
+    mantissa: u64,
+    /// Digits after the point.
+    frac_digits: usize,
+    truncated: bool,
+}
+
+/// The digits from `i`: leading zeros (of the integer part, and of the fraction when the
+/// integer part is zero) skipped, the rest gathered into the mantissa; None without a digit.
+#[inline(always)]
+fn significand(tok: &[u8], mut i: usize) -> Option<Significand> {
+    let n = tok.len();
     let int_start = i;
     while i < n && tok[i] == b'0' {
         i += 1;
@@ -59,8 +97,7 @@ pub(crate) fn parse_decimal(tok: &[u8]) -> Decimal {
     i = digits(tok, i, &mut mantissa);
     let int_significant = i - int_significant_start;
     let int_digits = i - int_start;
-    let mut frac_digits = 0usize;
-    let mut frac_significant = 0usize;
+    let (mut frac_digits, mut frac_significant) = (0usize, 0usize);
     if i < n && tok[i] == b'.' {
         i += 1;
         let frac_start = i;
@@ -74,65 +111,46 @@ pub(crate) fn parse_decimal(tok: &[u8]) -> Decimal {
         frac_significant = i - significant_start;
         frac_digits = i - frac_start;
     }
-    if int_digits + frac_digits == 0 {
-        return Decimal::NotNumber;
+    (int_digits + frac_digits > 0).then_some(Significand {
+        end: i,
+        mantissa,
+        frac_digits,
+        truncated: int_significant + frac_significant > 19,
+    })
+}
+
+/// An optional exponent at `i` (`e` or `E`, a sign, digits; huge ones saturate): its value
+/// and where it ends; None for an `e` without digits.
+#[inline(always)]
+fn exponent(tok: &[u8], i: usize) -> Option<(i64, usize)> {
+    if tok.get(i).is_none_or(|&b| (b | 0x20) != b'e') {
+        return Some((0, i));
     }
-    let truncated = int_significant + frac_significant > 19;
+    let (negative, mut i) = sign(tok, i + 1);
+    let start = i;
     let mut exp: i64 = 0;
-    if i < n && (tok[i] | 0x20) == b'e' {
+    while i < tok.len() && tok[i].is_ascii_digit() {
+        if exp < 1_000_000 {
+            exp = exp * 10 + (tok[i] - b'0') as i64;
+        }
         i += 1;
-        let exp_negative = match tok.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let exp_start = i;
-        while i < n && tok[i].is_ascii_digit() {
-            if exp < 1_000_000 {
-                exp = exp * 10 + (tok[i] - b'0') as i64;
-            }
-            i += 1;
-        }
-        if i == exp_start {
-            return Decimal::NotNumber;
-        }
-        if exp_negative {
-            exp = -exp;
-        }
     }
-    if i != n {
-        return Decimal::NotNumber;
+    (i > start).then_some((if negative { -exp } else { exp }, i))
+}
+
+/// Clinger's fast path: an exact mantissa times an exact power of ten, one correctly rounded
+/// operation, the double strtod gives; None where it does not apply.
+#[inline(always)]
+fn clinger(mantissa: u64, e10: i64) -> Option<f64> {
+    if mantissa > MAX_INTEGER_GRADE || !(-22..=22).contains(&e10) {
+        return None;
     }
-    if !truncated {
-        if mantissa == 0 {
-            return Decimal::Value(if negative { -0.0 } else { 0.0 });
-        }
-        // Clinger's fast path: an exact mantissa and an exact power of ten, one correctly
-        // rounded operation: the double strtod gives.
-        let e10 = exp - frac_digits as i64;
-        if mantissa <= MAX_INTEGER_GRADE && (-22..=22).contains(&e10) {
-            let m = mantissa as f64;
-            let v = if e10 >= 0 {
-                m * POW10[e10 as usize]
-            } else {
-                m / POW10[(-e10) as usize]
-            };
-            return Decimal::Value(if negative { -v } else { v });
-        }
-    }
-    // Longer mantissas (17-digit scores) or exponents beyond 10^22: fast_float's
-    // Eisel-Lemire, correctly rounded as strtod; what it cannot decide, Rust's own parser.
-    match fast_float2::parse::<f64, _>(tok) {
-        Ok(v) if v.is_finite() => Decimal::Value(v),
-        Ok(_) => Decimal::OutOfRange,
-        Err(_) => slow(tok),
-    }
+    let m = mantissa as f64;
+    Some(if e10 >= 0 {
+        m * POW10[e10 as usize]
+    } else {
+        m / POW10[(-e10) as usize]
+    })
 }
 
 /// Reads decimal digits from `i` on into `mantissa` (wrapping: exact for up to 19 digits in

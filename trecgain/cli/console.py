@@ -1,6 +1,6 @@
-"""What the command line's pieces share (trecgain.cli, its subcommands, trecgain.distributed):
-one line on standard error, the exit status of a failure, standard output's writes, trec_eval's
-getopt_long reading of options, whole-number options, and a result's warnings and notes.
+"""What the command line's pieces share (its commands, trecgain.distributed): one line on
+standard error, the exit status of a failure, standard output's writes, whole-number options,
+and a result's warnings and notes.
 
 Imported at the command's start-up (--version): nothing here imports more than trecgain.errors
 at module level.  The library never prints: only the command line uses this module."""
@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import sys
 
-from .errors import TrecgainError
+from ..errors import TrecgainError
 
 
 class UsageError(Exception):
-    """A command line that does not parse (status 2, with the usage line)."""
+    """A command line that does not parse (status 2, with the command's usage line)."""
+
+
+#: Set by the `trecgain` program (trecgain._entry): the core's Ctrl-C handler is installed, and a
+#: command that lets Ctrl-C raise for a while (writing an -o file) installs it again after.
+CORE_HANDLES_INTERRUPT = False
 
 
 def integer_option(value: str | None, option: str, minimum: int | None = None) -> int | None:
@@ -25,7 +30,7 @@ def integer_option(value: str | None, option: str, minimum: int | None = None) -
     body = text[1:] if text[:1] in "+-" else text
     if not (body.isdigit() and body.isascii()):
         raise TrecgainError(f"option {option} takes a whole number, not '{value}'")
-    from .check import digits  # here: --version does not need it (start-up)
+    from ..check import digits  # here: --version does not need it (start-up)
 
     number = digits(text)
     if minimum is not None and number < minimum:
@@ -35,76 +40,11 @@ def integer_option(value: str | None, option: str, minimum: int | None = None) -
 
 def tie_rule(ties: str) -> str:
     """--ties' value, checked (a usage error: the library's own check is a TrecgainError)."""
-    from .options import TIE_RULES  # here: not every path of the command needs it
+    from ..options import TIE_RULES  # here: not every path of the command needs it
 
     if ties not in TIE_RULES:
         raise UsageError(f"option --ties takes {', '.join(TIE_RULES[:-1])} or {TIE_RULES[-1]}, not '{ties}'")
     return ties
-
-
-def parse_args(args: list[str], options: tuple,
-               defaults: dict | None = None) -> tuple[dict, tuple[str, ...]]:
-    """Options by key, and the file names, as GNU getopt_long reads them: bundled short
-    flags (-qc), attached values (-l2, -mndcg, --compat=9), unique prefixes of long names,
-    options after file names, and `--` before file names that start with a dash.  `options`
-    is a table like trecgain.cli.OPTIONS (a subcommand has its own); `defaults`: the values of
-    the options not given, by key (None when not there)."""
-    defaults = {} if defaults is None else defaults
-    short = {o[0]: o for o in options if o[0]}
-    values: dict = {key: ([] if takes == "values" else False if takes == "flag" else defaults.get(key))
-                    for _, _, key, takes in options}
-    files: list[str] = []
-    i = 0
-    while i < len(args):
-        arg, i = args[i], i + 1
-        if arg == "--":
-            files.extend(args[i:])
-            break
-        if arg.startswith("--"):
-            name, eq, attached = arg[2:].partition("=")
-            option = _long_option(name, options)
-            i = _take(values, option, f"--{option[1]}", attached if eq else None, args, i)
-        elif arg.startswith("-") and arg != "-":
-            for k, letter in enumerate(arg[1:], 1):
-                option = short.get(letter)
-                if option is None:
-                    raise UsageError(f"unknown option '-{letter}'")
-                if option[3] != "flag":
-                    i = _take(values, option, f"-{letter}", arg[k + 1:] or None, args, i)
-                    break
-                values[option[2]] = True
-        else:
-            files.append(arg)
-    return values, tuple(files)
-
-
-def _long_option(name: str, options: tuple) -> tuple:
-    exact = [o for o in options if o[1] == name]
-    matches = exact or [o for o in options if o[1].startswith(name)] if name else []
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise UsageError(f"unknown option '--{name}'")
-    raise UsageError(f"option '--{name}' is ambiguous: {', '.join('--' + o[1] for o in matches)}")
-
-
-def _take(values: dict, option: tuple, spelled: str, attached: str | None, args: list[str], i: int) -> int:
-    """Store one option's value (attached, or the next argument); the index after it."""
-    _, _, key, takes = option
-    if takes == "flag":
-        if attached is not None:
-            raise UsageError(f"option '{spelled}' takes no value")
-        values[key] = True
-        return i
-    if attached is None:
-        if i >= len(args):
-            raise UsageError(f"option '{spelled}' needs a value")
-        attached, i = args[i], i + 1
-    if takes == "values":
-        values[key].append(attached)
-    else:
-        values[key] = attached
-    return i
 
 
 def write_stdout(data: bytes) -> None:

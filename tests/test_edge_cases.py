@@ -1,5 +1,5 @@
-"""Round two of "nothing bad gets through": the probes of the command line's arithmetic, input
-edge cases, long lines and streams, each a result equal to trec_eval's or one clean line.
+"""Edge cases of the command line: its arithmetic, input edge cases, long lines and streams,
+each a result equal to trec_eval's or one clean line.
 (The Python API's probes are in test_api_robustness.py, gdeval's in test_gdeval_robustness.py,
 -j in test_jobs.py, out of memory in test_resources.py.)"""
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import math
 
+from .significance import TESTS
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .comparison import Comparison, MeasureResult, Pair
+    from .model import Comparison, MeasureResult, Pair
 
-_TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test", "wilcoxon": "Wilcoxon signed-rank test",
-               "tukey": "randomized Tukey HSD"}
-_SHORT = {"t": "t", "randomization": "rand", "wilcoxon": "wilcoxon", "tukey": "tukey"}
 
 
 # ---------------------------------------------------------------- numbers
@@ -88,7 +87,7 @@ def _tests(c: Comparison) -> list[str]:
     for m in c.measures:
         for pair in m.pairs:
             present.update(pair.p)
-    return [t for t in ("t", "randomization", "wilcoxon", "tukey") if t in present]
+    return [t for t in TESTS if t in present]
 
 
 def _pair_name(c: Comparison, pair: Pair) -> str:
@@ -103,8 +102,8 @@ def _how(c: Comparison) -> str:
     """The sentence saying what decides the markers."""
     s = c.settings
     test = s["test"]
-    corrected = "" if test == "tukey" or s["correction"] == "none" else f"{s['correction']}-adjusted "
-    return f"{corrected}{_TEST_NAMES[test]} p < {s['alpha']:g}"
+    corrected = "" if not TESTS[test].adjusted or s["correction"] == "none" else f"{s['correction']}-adjusted "
+    return f"{corrected}{TESTS[test].title} p < {s['alpha']:g}"
 
 
 def _setup(c: Comparison) -> list[str]:
@@ -239,7 +238,7 @@ def _csv_value(v: object) -> object:
 
 def _table(header: list[str], body: list[list[str]], right: set[int]) -> list[str]:
     """Aligned columns, those in `right` to the right, the others to the left."""
-    from .formats import aligned  # not at import: only this path needs it
+    from ..formats import aligned  # not at import: only this path needs it
 
     return aligned(header, body, left=set(range(len(header))) - right)
 
@@ -249,9 +248,9 @@ def _comparison_rows(c: Comparison, m: MeasureResult, tests: list[str]) -> tuple
     header = ["", "diff", f"{s['confidence'] * 100:g}% CI (t)", f"{s['confidence'] * 100:g}% CI (bootstrap)", "effect",
               "W/T/L"]
     for t in tests:
-        header.append(f"p {_SHORT[t]}" + (" (se)" if t == "randomization" else ""))
-    adjusted = s["test"] != "tukey"  # the Tukey HSD's p needs no adjustment: its column decides
-    header += [f"p {_SHORT[s['test']]} {s['correction']}"] if adjusted else []
+        header.append(f"p {TESTS[t].short}" + (" (se)" if t == "randomization" else ""))
+    adjusted = TESTS[s["test"]].adjusted  # the Tukey HSD's p needs no adjustment: its column decides
+    header += [f"p {TESTS[s['test']].short} {s['correction']}"] if adjusted else []
     header.append("")
     body = []
     for pair in m.pairs:
@@ -387,8 +386,8 @@ def to_latex(c: Comparison) -> str:
             cells.append(value + (r"$^{" + letters + "}$" if letters else ""))
         out.append(" & ".join(cells) + r" \\")
     test = s["test"]
-    corrected = "" if test == "tukey" or s["correction"] == "none" else f"{s['correction']}-adjusted "
-    how = f"{corrected}{_TEST_NAMES[test]}, $p < {s['alpha']:g}$"
+    corrected = "" if not TESTS[test].adjusted or s["correction"] == "none" else f"{s['correction']}-adjusted "
+    how = f"{corrected}{TESTS[test].title}, $p < {s['alpha']:g}$"
     what = "every pair of runs" if s["all_pairs"] else f"each run against run {s['baseline']}"
     out += [r"\bottomrule", r"\end{tabular}",
             r"\caption{" + f"{_queries(len(c.qids))}. Best value in bold. Superscripts: significantly better than the "

@@ -15,14 +15,15 @@ from __future__ import annotations
 import math
 import os
 
-from . import check, output
-from .check import show
-from .compare_render import p_text
-from .errors import TrecgainError
+from .. import check, output
+from ..check import show
+from .render import p_text
+from .significance import TESTS
+from ..errors import TrecgainError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .comparison import Comparison, MeasureResult, Pair
+    from .model import Comparison, MeasureResult, Pair
 
 _NEEDS = "trecgain compare --plot needs matplotlib: pip install 'trecgain[plot]'"
 SUFFIXES = (".png", ".svg", ".pdf")
@@ -179,7 +180,7 @@ def _block_name(c: Comparison, pair: Pair, sign: float, base: int) -> str:
     other = pair.b if sign > 0 else pair.a
     wins, losses = (pair.wins, pair.losses) if sign > 0 else (pair.losses, pair.wins)
     test, correction = c.settings["test"], c.settings["correction"]
-    adjusted = "" if test == "tukey" or correction == "none" else f" {correction}"
+    adjusted = "" if not TESTS[test].adjusted or correction == "none" else f" {correction}"
     p = pair.adjusted[test]
     verdict = "no test" if math.isnan(p) else (f"{'significant' if pair.significant else 'not significant'} "
                                                f"({test}{adjusted} p {p_text(p, c.settings['alpha'])})")
