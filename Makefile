@@ -122,6 +122,13 @@ $(DIST)/.built: $(BUILT) $(BUILD_TOOLS) $(WHEEL_INPUTS) tests/pythons.py
 bench: $(PYC) $(TOOLS)
 	$(PY) bench/real.py $(BENCH_ARGS)
 
+# bench/dicts.py: dicts and DataFrames against pytrec_eval and ranx (ranx is no test tool: it
+# is installed here, by name, for this benchmark only). BENCH_ARGS, e.g. --rounds 5
+.PHONY: bench-dicts
+bench-dicts: $(PYC) $(TOOLS)
+	$(PY) -m pip install --quiet ranx
+	$(PY) bench/dicts.py $(BENCH_ARGS)
+
 # Live conformance against a real trec_eval: pyserini's 9.0.4 by default (fetched into
 # bench/cache), TREC_EVAL=/path/to/trec_eval for your own build (9.x or 10.x).
 # CONFORMANCE_ARGS, e.g. --count 500 --seed 7 --keep /tmp/repro --minimize (see --help)

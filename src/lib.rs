@@ -9,12 +9,15 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
-use std::borrow::Cow;
+mod dicts;
+mod ids;
+mod rows;
+mod tuples;
 
-use pyo3::buffer::{Element, PyBuffer};
+use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use trecgain_core::error::Error;
 use trecgain_core::evaluate::{
@@ -27,8 +30,8 @@ use trecgain_core::options::{
 };
 use trecgain_core::output::{write_trec, write_trec_streamed, Kind, Layout, LineFormat};
 use trecgain_core::read::{
-    read_qrels, read_qrels_path, read_run_path, read_run_with, Input, Qrels, ReadOptions, Run,
-    MAX_ID_BYTES,
+    read_qrels, read_qrels_path, read_run_path, read_run_with, Input, Judgments, Qrels,
+    ReadOptions, Results, Run,
 };
 
 /// The core's error as the package's TrecgainError(message, source, line).
@@ -101,46 +104,6 @@ fn input(source: &Bound<'_, PyAny>, name: String) -> PyResult<Result<Input, Erro
     }))
 }
 
-/// An id given in memory as the core reads it: a str's UTF-8 (surrogateescape's '\udc80' to
-/// '\udcff' as the bytes they stand for), a bytes' bytes; None for anything else (another
-/// type, a lone surrogate that stands for no byte).
-fn id_bytes<'a>(item: &'a Bound<'_, PyAny>) -> Option<Cow<'a, [u8]>> {
-    if let Ok(text) = item.downcast::<PyString>() {
-        if let Ok(utf8) = text.to_str() {
-            return Some(Cow::Borrowed(utf8.as_bytes()));
-        }
-        // SAFETY: text is a live str; the call returns a new reference or NULL with an error set,
-        // which from_owned_ptr_or_err takes (a subclass's own encode() is not called).
-        let encoded = unsafe {
-            Bound::from_owned_ptr_or_err(
-                item.py(),
-                pyo3::ffi::PyUnicode_AsEncodedString(
-                    text.as_ptr(),
-                    c"utf-8".as_ptr(),
-                    c"surrogateescape".as_ptr(),
-                ),
-            )
-        };
-        let encoded = encoded.ok()?;
-        let bytes = encoded.downcast::<PyBytes>().ok()?;
-        return Some(Cow::Owned(bytes.as_bytes().to_vec()));
-    }
-    item.downcast::<PyBytes>()
-        .ok()
-        .map(|b| Cow::Borrowed(b.as_bytes()))
-}
-
-/// An id the file readers would read: not empty, no ASCII whitespace or NUL, at most
-/// MAX_ID_BYTES bytes (trecgain.check.key's rule for the bytes).
-fn good_id(id: &[u8]) -> bool {
-    !id.is_empty()
-        && id.len() <= MAX_ID_BYTES
-        && !id.iter().any(|c| b" \t\n\r\x0b\x0c\0".contains(c))
-}
-
-/// The index of the first id in `ids` that `from_rows` would not take as it is (not a str or
-/// bytes, a lone surrogate, empty, whitespace or NUL, over 1024 bytes), so that Python can
-/// name it with trecgain.check's message and its row; None if every id is good.
 /// Where a part of a run file may begin (trecgain.distributed): from `file`, a binary file
 /// object positioned at byte `position`, the start of the first line after the one holding it
 /// whose qid differs from the first run line's there, and the newlines from `position + 1` to it.
@@ -151,182 +114,6 @@ fn part_start(py: Python<'_>, file: PyObject, position: u64) -> PyResult<(u64, u
         .allow_threads(|| trecgain_core::read::part_start(reader, position))
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
     Ok((found.offset, found.newlines))
-}
-
-#[pyfunction]
-fn first_bad_id(ids: &Bound<'_, PyList>) -> Option<usize> {
-    ids.iter()
-        .position(|item| !id_bytes(&item).is_some_and(|id| good_id(&id)))
-}
-
-/// A buffer of doubles (a numpy float64 array, an array('d')) of as many values as there
-/// are ids, to be read in place (None: no values).
-fn doubles(
-    values: &Bound<'_, PyAny>,
-    qids: usize,
-    docnos: usize,
-) -> PyResult<Option<PyBuffer<f64>>> {
-    // an empty array('d') has no memory, which PyBuffer refuses as misaligned
-    let values = if values.len()? == 0 {
-        None
-    } else {
-        Some(PyBuffer::<f64>::get(values)?)
-    };
-    let count = values.as_ref().map_or(0, PyBuffer::item_count);
-    if count != qids || docnos != qids {
-        return Err(PyValueError::new_err(format!(
-            "columns of different lengths: {qids} qids, {docnos} docnos, {count} values"
-        )));
-    }
-    Ok(values)
-}
-
-/// An id column as `from_rows` takes it, without a Python object per row but for the list: a
-/// list of str or bytes; a buffer of whole numbers (a numpy int64 or uint64 array, read in
-/// place), each id then its decimal spelling, as Python's `str(int)` writes it; or a pair
-/// (str, buffer of uint64): the ids joined into one str, and where each ends in its UTF-8.
-enum IdColumn<'py> {
-    Texts(Bound<'py, PyList>),
-    Signed(PyBuffer<i64>),
-    Unsigned(PyBuffer<u64>),
-    Joined(Bound<'py, PyString>, PyBuffer<u64>),
-}
-
-impl<'py> IdColumn<'py> {
-    fn new(column: &Bound<'py, PyAny>) -> PyResult<Self> {
-        if let Ok(list) = column.downcast::<PyList>() {
-            return Ok(IdColumn::Texts(list.clone()));
-        }
-        if let Ok((text, ends)) = column.extract::<(Bound<'py, PyString>, Bound<'py, PyAny>)>() {
-            return Ok(IdColumn::Joined(text, PyBuffer::<u64>::get(&ends)?));
-        }
-        let numbers = match PyBuffer::<i64>::get(column) {
-            Ok(signed) if signed.dimensions() == 1 => Some(IdColumn::Signed(signed)),
-            Ok(_) => None,
-            Err(_) => PyBuffer::<u64>::get(column)
-                .ok()
-                .filter(|unsigned| unsigned.dimensions() == 1)
-                .map(IdColumn::Unsigned),
-        };
-        numbers.ok_or_else(|| {
-            PyTypeError::new_err(
-                "an id column is a list of str or bytes, a one-dimensional buffer of int64 or uint64, \
-                 or a pair (str, buffer of uint64)",
-            )
-        })
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            IdColumn::Texts(list) => list.len(),
-            IdColumn::Signed(numbers) => numbers.item_count(),
-            IdColumn::Unsigned(numbers) => numbers.item_count(),
-            IdColumn::Joined(_, ends) => ends.item_count(),
-        }
-    }
-
-    /// The ids as the core reads them (an id that is not a str or bytes is empty, which the
-    /// core refuses at its row); a buffer that is not contiguous is copied out first.
-    fn ids<'a>(&'a self, py: Python<'a>) -> PyResult<Box<dyn Iterator<Item = Id<'a>> + 'a>> {
-        Ok(match self {
-            IdColumn::Texts(list) => Box::new(
-                list.iter()
-                    .map(|item| Id::Text(id_bytes(&item).map(Cow::into_owned).unwrap_or_default())),
-            ),
-            IdColumn::Signed(numbers) => Box::new(in_place(py, numbers)?.map(Id::signed)),
-            IdColumn::Unsigned(numbers) => {
-                Box::new(in_place(py, numbers)?.map(|n| Id::number(false, n)))
-            }
-            IdColumn::Joined(text, ends) => {
-                let text = text.to_str()?.as_bytes();
-                let last =
-                    in_place(py, ends)?.try_fold(0, |end, next| (end <= next).then_some(next));
-                if last != Some(text.len() as u64) {
-                    return Err(PyValueError::new_err(
-                        "joined ids: the ends do not ascend to the text's length",
-                    ));
-                }
-                let mut start = 0;
-                Box::new(in_place(py, ends)?.map(move |end| {
-                    let id = &text[start..end as usize];
-                    start = end as usize;
-                    Id::Slice(id)
-                }))
-            }
-        })
-    }
-}
-
-/// The items of a buffer, read in place (copied out first if it is not contiguous).
-fn in_place<'a, T: Element + Copy>(
-    py: Python<'a>,
-    buffer: &'a PyBuffer<T>,
-) -> PyResult<Box<dyn Iterator<Item = T> + 'a>> {
-    Ok(match buffer.as_slice(py) {
-        Some(cells) => Box::new(cells.iter().map(|cell| cell.get())),
-        None => Box::new(buffer.to_vec(py)?.into_iter()),
-    })
-}
-
-/// One id for the core: a str's or bytes' bytes, a part of joined ids, or a whole number's
-/// decimal digits, kept in place (at most 20 bytes: "-9223372036854775808", "18446744073709551615").
-enum Id<'a> {
-    Text(Vec<u8>),
-    Slice(&'a [u8]),
-    Number { digits: [u8; 20], from: usize },
-}
-
-impl Id<'_> {
-    fn signed(n: i64) -> Self {
-        Id::number(n < 0, n.unsigned_abs())
-    }
-
-    fn number(negative: bool, mut magnitude: u64) -> Self {
-        let mut digits = [0u8; 20];
-        let mut from = digits.len();
-        loop {
-            from -= 1;
-            digits[from] = b'0' + (magnitude % 10) as u8;
-            magnitude /= 10;
-            if magnitude == 0 {
-                break;
-            }
-        }
-        if negative {
-            from -= 1;
-            digits[from] = b'-';
-        }
-        Id::Number { digits, from }
-    }
-}
-
-impl AsRef<[u8]> for Id<'_> {
-    fn as_ref(&self) -> &[u8] {
-        match self {
-            Id::Text(bytes) => bytes,
-            Id::Slice(bytes) => bytes,
-            Id::Number { digits, from } => &digits[*from..],
-        }
-    }
-}
-
-/// The rows of id columns and a value column, ids as the core reads them, values read in
-/// place (copied out first if the buffer is not contiguous).
-fn rows<'a>(
-    py: Python<'a>,
-    qids: &'a IdColumn<'_>,
-    docnos: &'a IdColumn<'_>,
-    values: &'a Option<PyBuffer<f64>>,
-) -> PyResult<impl Iterator<Item = (Id<'a>, Id<'a>, f64)> + 'a> {
-    let values = match values {
-        None => Box::new(std::iter::empty()),
-        Some(buffer) => in_place(py, buffer)?,
-    };
-    Ok(qids
-        .ids(py)?
-        .zip(docnos.ids(py)?)
-        .zip(values)
-        .map(|((q, d), v)| (q, d, v)))
 }
 
 #[pyclass(frozen, name = "Qrels", module = "trecgain._core")]
@@ -354,32 +141,29 @@ impl PyQrels {
         })
     }
 
-    /// Judgments given as (qid, docno, grade) triples (pytrec_eval's dict, flattened).
+    /// Judgments given as a `{qid: {docno: grade}}` dict (or other mapping), walked in
+    /// Rust; `rules`: trecgain.read's functions for what is not read natively (src/dicts.rs).
     #[staticmethod]
-    fn from_judgments(
+    fn from_dict(
         py: Python<'_>,
         name: String,
-        items: Vec<(Vec<u8>, Vec<u8>, f64)>,
+        source: &Bound<'_, PyAny>,
         fractional: bool,
+        rules: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let qrels = Qrels::from_judgments(
-            &name,
-            items
-                .iter()
-                .map(|(q, d, g)| (q.as_slice(), d.as_slice(), *g)),
-            fractional,
-        )
-        .map_err(|e| to_py(py, e))?;
+        let rules = dicts::Rules::new(rules.clone());
+        let qrels = dicts::qrels_from_dict(py, &name, source, fractional, &rules)?;
         Ok(PyQrels {
             inner: Arc::new(qrels),
         })
     }
 
-    /// Judgments given as columns of rows (a DataFrame's, a list of tuples'): each id column
-    /// as `IdColumn` takes it (a list of str or bytes, checked first with `first_bad_id`; a
-    /// buffer of int64 or uint64, their decimal text; joined ids), grades as a buffer of
-    /// doubles; messages name the rows, counted from 1.
+    /// Judgments given as columns of rows (a DataFrame's, a list of tuples'), read as
+    /// src/rows.rs says; messages name the rows, counted from 1. None if `stop` was reached:
+    /// the caller reports that row's fault.
     #[staticmethod]
+    #[pyo3(signature = (name, qids, docnos, grades, fractional, rule, stop))]
+    #[allow(clippy::too_many_arguments)]
     fn from_rows(
         py: Python<'_>,
         name: String,
@@ -387,11 +171,40 @@ impl PyQrels {
         docnos: &Bound<'_, PyAny>,
         grades: &Bound<'_, PyAny>,
         fractional: bool,
+        rule: &Bound<'_, PyAny>,
+        stop: Option<usize>,
+    ) -> PyResult<Option<Self>> {
+        let columns = rows::Columns::new(py, qids, docnos, grades, rule, stop)?;
+        let mut judgments = Judgments::new(&name, Some("row"));
+        let read = columns.read(stop, |q, d, g| {
+            judgments.push(q, d, g).map_err(|e| to_py(py, e))
+        })?;
+        if !read {
+            return Ok(None);
+        }
+        let qrels = judgments.finish(fractional).map_err(|e| to_py(py, e))?;
+        Ok(Some(PyQrels {
+            inner: Arc::new(qrels),
+        }))
+    }
+
+    /// Judgments given as an iterable of rows ((qid, docno, grade) tuples, ir_measures'
+    /// Qrel), read as src/tuples.rs says with trecgain/rows.py's `rules`; messages name the
+    /// rows, counted from 1.
+    #[staticmethod]
+    fn from_tuples(
+        py: Python<'_>,
+        name: String,
+        rows: &Bound<'_, PyAny>,
+        fractional: bool,
+        rules: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let (qids, docnos) = (IdColumn::new(qids)?, IdColumn::new(docnos)?);
-        let grades = doubles(grades, qids.len(), docnos.len())?;
-        let qrels = Qrels::from_rows(&name, rows(py, &qids, &docnos, &grades)?, fractional)
-            .map_err(|e| to_py(py, e))?;
+        let rules = tuples::Rules::new(rules.clone());
+        let mut judgments = Judgments::new(&name, Some("row"));
+        tuples::read(rows, fractional, &rules, |q, d, g| {
+            judgments.push(q, d, g).map_err(|e| to_py(py, e))
+        })?;
+        let qrels = judgments.finish(fractional).map_err(|e| to_py(py, e))?;
         Ok(PyQrels {
             inner: Arc::new(qrels),
         })
@@ -518,49 +331,79 @@ impl PyRun {
         self.inner.scores.len()
     }
 
-    /// Results given as (qid, docno, score) triples, plus queries with nothing retrieved.
+    /// Results given as a `{qid: {docno: score}}` dict (or other mapping), walked in Rust,
+    /// a query given as `{}` evaluated with nothing retrieved; `rules`: as `Qrels.from_dict`.
     #[staticmethod]
-    fn from_lines(
+    fn from_dict(
         py: Python<'_>,
         name: String,
-        items: Vec<(Vec<u8>, Vec<u8>, f64)>,
-        empty_qids: Vec<Vec<u8>>,
+        source: &Bound<'_, PyAny>,
+        rules: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let run = Run::from_lines(
-            &name,
-            items
-                .iter()
-                .map(|(q, d, s)| (q.as_slice(), d.as_slice(), *s)),
-            empty_qids,
-        )
-        .map_err(|e| to_py(py, e))?;
+        let rules = dicts::Rules::new(rules.clone());
+        let run = dicts::run_from_dict(py, &name, source, &rules)?;
         Ok(PyRun {
             inner: Arc::new(run),
         })
     }
 
     /// Results given as columns of rows (a DataFrame's, a list of tuples'), as
-    /// `Qrels.from_rows`: id columns as `IdColumn` takes them, scores as a buffer of doubles.
+    /// `Qrels.from_rows` reads them.
     #[staticmethod]
+    #[pyo3(signature = (name, qids, docnos, scores, rule, stop))]
     fn from_rows(
         py: Python<'_>,
         name: String,
         qids: &Bound<'_, PyAny>,
         docnos: &Bound<'_, PyAny>,
         scores: &Bound<'_, PyAny>,
-    ) -> PyResult<Self> {
-        let (qids, docnos) = (IdColumn::new(qids)?, IdColumn::new(docnos)?);
-        let scores = doubles(scores, qids.len(), docnos.len())?;
-        let run =
-            Run::from_rows(&name, rows(py, &qids, &docnos, &scores)?).map_err(|e| to_py(py, e))?;
-        Ok(PyRun {
+        rule: &Bound<'_, PyAny>,
+        stop: Option<usize>,
+    ) -> PyResult<Option<Self>> {
+        let columns = rows::Columns::new(py, qids, docnos, scores, rule, stop)?;
+        let mut results = Results::new(&name, Some("row"));
+        results.reserve(columns.len());
+        let read = columns.read(stop, |q, d, s| {
+            results.push(q, d, s).map_err(|e| to_py(py, e))
+        })?;
+        if !read {
+            return Ok(None);
+        }
+        let run = results.finish();
+        if run.scores.is_empty() {
+            return Err(to_py(py, Error::in_file("no results in the run", &name)));
+        }
+        Ok(Some(PyRun {
             inner: Arc::new(run),
-        })
+        }))
     }
 
     #[getter]
     fn source(&self) -> String {
         self.inner.source.clone()
+    }
+
+    /// Results given as an iterable of rows ((qid, docno, score) tuples, ir_measures'
+    /// ScoredDoc), read as `Qrels.from_tuples` reads them.
+    #[staticmethod]
+    fn from_tuples(
+        py: Python<'_>,
+        name: String,
+        rows: &Bound<'_, PyAny>,
+        rules: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let rules = tuples::Rules::new(rules.clone());
+        let mut results = Results::new(&name, Some("row"));
+        tuples::read(rows, true, &rules, |q, d, s| {
+            results.push(q, d, s).map_err(|e| to_py(py, e))
+        })?;
+        let run = results.finish();
+        if run.scores.is_empty() {
+            return Err(to_py(py, Error::in_file("no results in the run", &name)));
+        }
+        Ok(PyRun {
+            inner: Arc::new(run),
+        })
     }
 
     #[getter]
@@ -1510,7 +1353,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyEvaluation>()?;
     m.add_function(wrap_pyfunction!(py_evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(py_explain, m)?)?;
-    m.add_function(wrap_pyfunction!(first_bad_id, m)?)?;
     m.add_function(wrap_pyfunction!(part_start, m)?)?;
     m.add_function(wrap_pyfunction!(failing_query, m)?)?;
     m.add_function(wrap_pyfunction!(py_assemble, m)?)?;

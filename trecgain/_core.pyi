@@ -7,8 +7,8 @@ and dicts the extension takes and gives.  The options argument is read by field 
 (`trecgain.options.EvaluationOptions`, see core_options in src/lib.rs)."""
 
 import os
-from collections.abc import Callable, Sequence
-from typing import Literal, Protocol, TypeAlias, TypedDict, final
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, Protocol, TypeAlias, TypedDict, final
 
 from typing_extensions import Buffer
 
@@ -23,7 +23,6 @@ __all__ = [
     "Evaluation",
     "evaluate",
     "explain",
-    "first_bad_id",
     "part_start",
     "failing_query",
     "assemble",
@@ -41,7 +40,9 @@ _Source: TypeAlias = str | os.PathLike[str] | _BinaryReader
 #: An id column (`IdColumn` in src/lib.rs): a list of str or bytes; a one-dimensional buffer of
 #: int64 or uint64 (each id its decimal spelling); or (ids joined into one str, a buffer of
 #: uint64: where each id ends in the str's UTF-8).
-_IdColumn: TypeAlias = list[str | bytes] | Buffer | tuple[str, Buffer]
+_IdColumn: TypeAlias = list[object] | Buffer | tuple[str, Buffer]
+#: What a row reader hands back an id it does not read natively to: (value, field, row) -> bytes.
+_IdRule: TypeAlias = Callable[[object, int, int], bytes]
 
 #: A gain spec (trecgain.gains.GainSpec.to_core): text, (level or None, gain) pairs, scheme,
 #: exact_ideal.
@@ -139,14 +140,19 @@ class _Explanation(TypedDict):
 
 @final
 class Qrels:
-    """Judgments, read once (no constructor: `read`, `from_judgments`, `from_rows`)."""
+    """Judgments, read once (no constructor: `read`, `from_dict`, `from_rows`, `from_tuples`)."""
 
     @staticmethod
     def read(source: _Source, name: str, fractional: bool) -> Qrels: ...
     @staticmethod
-    def from_judgments(name: str, items: Sequence[tuple[bytes, bytes, float]], fractional: bool) -> Qrels: ...
+    def from_dict(name: str, source: Mapping[Any, Any], fractional: bool, rules: Any) -> Qrels: ...
     @staticmethod
-    def from_rows(name: str, qids: _IdColumn, docnos: _IdColumn, grades: Buffer, fractional: bool) -> Qrels: ...
+    def from_rows(
+        name: str, qids: _IdColumn, docnos: _IdColumn, grades: Buffer, fractional: bool, rule: _IdRule,
+        stop: int | None,
+    ) -> Qrels | None: ...
+    @staticmethod
+    def from_tuples(name: str, rows: Iterable[tuple[Any, ...]], fractional: bool, rules: Any) -> Qrels: ...
     @property
     def source(self) -> str: ...
     @property
@@ -156,7 +162,7 @@ class Qrels:
 
 @final
 class Run:
-    """A run's results, read once (no constructor: `read`, `from_lines`, `from_rows`)."""
+    """A run's results, read once (no constructor: `read`, `from_dict`, `from_rows`, `from_tuples`)."""
 
     @staticmethod
     def read(
@@ -170,9 +176,13 @@ class Run:
         lines: Buffer | None = None,
     ) -> Run: ...
     @staticmethod
-    def from_lines(name: str, items: Sequence[tuple[bytes, bytes, float]], empty_qids: Sequence[bytes]) -> Run: ...
+    def from_dict(name: str, source: Mapping[Any, Any], rules: Any) -> Run: ...
     @staticmethod
-    def from_rows(name: str, qids: _IdColumn, docnos: _IdColumn, scores: Buffer) -> Run: ...
+    def from_rows(
+        name: str, qids: _IdColumn, docnos: _IdColumn, scores: Buffer, rule: _IdRule, stop: int | None
+    ) -> Run | None: ...
+    @staticmethod
+    def from_tuples(name: str, rows: Iterable[tuple[Any, ...]], rules: Any) -> Run: ...
     @property
     def qids(self) -> list[bytes]: ...
     @property
@@ -251,7 +261,6 @@ def assemble(
     keep_values: bool,
     failure: _Failure | None = None,
 ) -> Evaluation: ...
-def first_bad_id(ids: list[object]) -> int | None: ...
 def part_start(file: object, position: int) -> tuple[int, int]: ...
 def kernels() -> list[_KernelRecord]: ...
 def exit_on_interrupt(announce: bool) -> None: ...

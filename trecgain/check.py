@@ -30,6 +30,8 @@ from .errors import TrecgainError
 MAX_EXACT = 2**53
 #: The file readers' limit on a qid or docno (core/src/read/mod.rs, MAX_ID_BYTES).
 MAX_ID_BYTES = 1024
+#: An int of more bits than this has more than MAX_ID_BYTES digits (2**3500 > 10**1053).
+ID_BITS = 3500
 
 
 def show(value: object, limit: int = 40) -> str:
@@ -185,6 +187,9 @@ def key(value: object, what: str, source: str) -> bytes:
         number = integer(value)
         if number is None:
             raise TrecgainError(f"{what} {show(value)} is not a string (ids are str, bytes or int)", source)
+        if number.bit_length() > ID_BITS:  # str() refuses past 4300 digits: never an id's length
+            raise TrecgainError(f"{what} {show(value)} is more than {MAX_ID_BYTES} digits: ids are at most "
+                                f"{MAX_ID_BYTES} bytes, as in files", source)
         out = str(number).encode()
     if out.split() != [out] or b"\0" in out or len(out) > MAX_ID_BYTES:  # split(): at ASCII whitespace
         if len(out) > MAX_ID_BYTES:

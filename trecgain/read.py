@@ -1,13 +1,12 @@
 """Where qrels and runs come from (stage 1, the Python side): paths, `-`, open files and
 pytrec_eval-style dicts, handed to the core's reader (`trecgain._core`), which streams and
-checks them.  Dicts are checked here, since their values are Python objects (the rules for
-ids, grades and scores: trecgain.check); DataFrames and iterables of tuples in trecgain.rows;
+checks them.  Dicts are walked by the core too, which hands what it does not read natively
+back to the rules for ids, grades and scores (trecgain.check); DataFrames and iterables of tuples in trecgain.rows;
 anything else is refused with a message."""
 
 from __future__ import annotations
 
 import io
-import math
 import os
 import sys
 from . import _core, check, rows
@@ -170,22 +169,38 @@ def _binary(stream: IO, name: str = "<stream>") -> IO[bytes]:
     return stream  # type: ignore[return-value]
 
 
-def _queries(source: object, what: str, values: str) -> list[tuple[bytes, object, dict]]:
-    """The (qid bytes, qid, documents) of a pytrec_eval-style dict, each qid once."""
-    out = []
-    for q, docs in source.items():  # type: ignore[attr-defined]
-        qid = check.key(q, "query id", what)
+class _DictRules:
+    """trecgain.check's rules for what the core does not read natively as it walks a dict
+    (`_core.Qrels.from_dict`, `_core.Run.from_dict`): an id other than a str, bytes or int, a
+    value other than a float score or an int grade, and every fault; each raises
+    TrecgainError for a refused value."""
+
+    key = staticmethod(check.key)
+
+    @staticmethod
+    def documents(q: object, docs: object, what: str) -> None:
+        """Refuse a query's documents that are not a mapping."""
         if not _is_mapping(docs):
-            raise TrecgainError(f"query {show(q)}: its documents must be a dict {{docno: {values}}}, not "
+            raise TrecgainError(f"query {show(q)}: its documents must be a dict {{docno: {_VALUES[what]}}}, not "
                                 f"{show(docs)}", what)
-        out.append((qid, q, docs))
-    if len({qid for qid, _, _ in out}) != len(out):
-        seen: dict[bytes, object] = {}
-        for qid, q, _ in out:
-            if qid in seen:
-                raise TrecgainError(f"query ids {show(seen[qid])} and {show(q)} name the same query", what)
-            seen[qid] = q
-    return out
+
+    @staticmethod
+    def same_query(first: object, second: object, what: str) -> None:
+        """Refuse two query ids that name the same query."""
+        raise TrecgainError(f"query ids {show(first)} and {show(second)} name the same query", what)
+
+    @staticmethod
+    def score(value: object, docno: object, q: object) -> float:
+        """A run's score."""
+        return check.score(value, _where(docno, q), "run")
+
+    @staticmethod
+    def grade(value: object, docno: object, q: object, fractional: bool) -> float:
+        """A qrels' grade."""
+        return check.grade(value, fractional, _where(docno, q), "qrels")
+
+
+_VALUES = {"qrels": "grade", "run": "score"}
 
 
 def _where(docno: object, q: object) -> str:
@@ -193,36 +208,12 @@ def _where(docno: object, q: object) -> str:
 
 
 def _qrels_from_dict(qrels: dict, fractional: bool = False) -> _core.Qrels:
-    """pytrec_eval shape: {qid: {docno: grade}}; the rules of grades and ids: trecgain.check."""
-    rows = []
-    top = check.MAX_EXACT
-    for qid, q, docs in _queries(qrels, "qrels", "grade"):
-        for d, g in docs.items():
-            docno = check.key(d, "document id", "qrels")
-            if type(g) is int and -top <= g <= top:
-                rows.append((qid, docno, float(g)))
-            else:
-                rows.append((qid, docno, check.grade(g, fractional, _where(d, q), "qrels")))
-    if not rows:
-        raise TrecgainError("no judgments in the qrels", "qrels")
-    return _core.Qrels.from_judgments("qrels", rows, fractional)
+    """pytrec_eval shape: {qid: {docno: grade}}, walked by the core; the rules of grades and
+    ids: trecgain.check."""
+    return _core.Qrels.from_dict("qrels", qrels, fractional, _DictRules)
 
 
 def _run_from_dict(run: dict) -> _core.Run:
-    """pytrec_eval shape: {qid: {docno: score}}; a query given as {} is evaluated with nothing
-    retrieved, as pytrec_eval does."""
-    rows = []
-    empty = []
-    isfinite = math.isfinite
-    for qid, q, docs in _queries(run, "run", "score"):
-        if not docs:
-            empty.append(qid)
-        for d, s in docs.items():
-            docno = check.key(d, "document id", "run")
-            if type(s) is float and isfinite(s):
-                rows.append((qid, docno, s))
-            else:
-                rows.append((qid, docno, check.score(s, _where(d, q), "run")))
-    if not rows and not empty:
-        raise TrecgainError("no results in the run", "run")
-    return _core.Run.from_lines("run", rows, empty)
+    """pytrec_eval shape: {qid: {docno: score}}, walked by the core; a query given as {} is
+    evaluated with nothing retrieved, as pytrec_eval does."""
+    return _core.Run.from_dict("run", run, _DictRules)

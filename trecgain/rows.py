@@ -73,8 +73,7 @@ def qrels_from_frame(frame: Any, fractional: bool = False) -> _core.Qrels:
     as core Qrels."""
     source = "qrels DataFrame"
     qids, docnos, values = _frame_columns(frame, "qrels", source)
-    return _core.Qrels.from_rows(source, *_checked(qids, docnos, values, "qrels", source, fractional, True),
-                                 fractional)
+    return _read(qids, docnos, values, "qrels", source, fractional, True)
 
 
 def run_from_frame(frame: Any) -> _core.Run:
@@ -82,21 +81,19 @@ def run_from_frame(frame: Any) -> _core.Run:
     core Run."""
     source = "run DataFrame"
     qids, docnos, values = _frame_columns(frame, "run", source)
-    return _core.Run.from_rows(source, *_checked(qids, docnos, values, "run", source))
+    return _read(qids, docnos, values, "run", source)
 
 
 def qrels_from_rows(rows: Iterable, fractional: bool = False) -> _core.Qrels:
     """An iterable of (qid, docno, grade) tuples or ir_measures' Qrel as core Qrels."""
     source = f"qrels {type(rows).__name__}"
-    qids, docnos, values = _split(rows, "qrels", source)
-    return _core.Qrels.from_rows(source, *_checked(qids, docnos, values, "qrels", source, fractional), fractional)
+    return _core.Qrels.from_tuples(source, rows, fractional, TupleRules("qrels", source, fractional))
 
 
 def run_from_rows(rows: Iterable) -> _core.Run:
     """An iterable of (qid, docno, score) tuples or ir_measures' ScoredDoc as a core Run."""
     source = f"run {type(rows).__name__}"
-    qids, docnos, values = _split(rows, "run", source)
-    return _core.Run.from_rows(source, *_checked(qids, docnos, values, "run", source))
+    return _core.Run.from_tuples(source, rows, TupleRules("run", source))
 
 
 # ---------------------------------------------------------------- frames
@@ -156,21 +153,14 @@ class JoinedIds:
     """A polars String column as the core takes it without a Python str per row: the ids
     joined into one str, and where each ends in its UTF-8 (polars' strings are UTF-8)."""
 
-    __slots__ = ("series", "lengths", "text", "ends")
+    __slots__ = ("series", "text", "ends")
 
     def __init__(self, series: Any) -> None:
         import numpy as np  # polars' to_numpy loads it
 
         self.series = series
-        self.lengths = series.str.len_bytes().to_numpy()
-        self.ends = np.cumsum(self.lengths, dtype=np.uint64)
+        self.ends = np.cumsum(series.str.len_bytes().to_numpy(), dtype=np.uint64)
         self.text = series.str.join("").item()
-
-    def first_bad(self) -> int | None:
-        """The row of the first id the core would refuse (check.key's rule for the bytes)."""
-        bad = (self.lengths == 0) | (self.lengths > check.MAX_ID_BYTES)
-        bad |= self.series.str.contains("[ \t\n\r\x0b\x0c\x00]").to_numpy()
-        return _first(bad)
 
     def __getitem__(self, row: int) -> str:
         return self.series[row]
@@ -210,23 +200,35 @@ def _id_column(values: Any) -> Any:
 # ---------------------------------------------------------------- iterables of rows
 
 
-def _split(rows: Iterable, what: str, source: str) -> tuple[list, list, list]:
-    """The qid, docno and value columns of an iterable of rows (a generator is consumed here)."""
-    qids: list = []
-    docnos: list = []
-    values: list = []
-    widths = {tuple: 3}  # fields per row type, found at its first row
-    for i, row in enumerate(rows):
-        width = widths.get(type(row))
-        if width is None:
-            width = widths[type(row)] = _width(row, what, source, i)
-        if len(row) != width:
-            fields = f"{len(row)} field{'' if len(row) == 1 else 's'}"
-            raise TrecgainError(f"row {show(row)} has {fields}: expected {SHAPES[what]}", source, i + 1)
-        qids.append(row[0])
-        docnos.append(row[1])
-        values.append(row[2])
-    return qids, docnos, values
+class TupleRules:
+    """trecgain.check's rules for what the core does not read natively in an iterable of rows
+    (`_core.Qrels.from_tuples`, `_core.Run.from_tuples`): a row's width by its type, and ids
+    and values other than the usual kinds; each raises TrecgainError naming the row."""
+
+    __slots__ = ("what", "source", "fractional", "id")
+
+    def __init__(self, what: str, source: str, fractional: bool = False) -> None:
+        self.what, self.source, self.fractional = what, source, fractional
+        self.id = _id_rule(source)
+
+    def width(self, row: object, index: int) -> int:
+        """The fields a row of this type must have (its fault raised if it cannot be one)."""
+        return _width(row, self.what, self.source, index)
+
+    def wrong_width(self, row: Any, index: int) -> NoReturn:
+        """Refuse a row of another width than its type's."""
+        fields = f"{len(row)} field{'' if len(row) == 1 else 's'}"
+        raise TrecgainError(f"row {show(row)} has {fields}: expected {SHAPES[self.what]}", self.source, index + 1)
+
+    def value(self, value: object, qid: object, docno: object, index: int) -> float:
+        """A grade or a score by trecgain.check's rules, or the fault naming the row."""
+        where = f"document {show(_text(docno))} of query {show(_text(qid))}"
+        try:
+            if self.what == "qrels":
+                return check.grade(value, self.fractional, where, self.source)
+            return check.score(value, where, self.source)
+        except TrecgainError as err:
+            raise TrecgainError(err.message, self.source, index + 1) from None
 
 
 def _width(row: object, what: str, source: str, i: int) -> int:
@@ -246,41 +248,58 @@ def _width(row: object, what: str, source: str, i: int) -> int:
 # ---------------------------------------------------------------- checks
 
 
-def _checked(qids: Any, docnos: Any, values: Any, what: str, source: str, fractional: bool = False,
-             whole_floats: bool = False) -> tuple[Any, Any, Any]:
-    """The columns as the core takes them, or the earliest row's fault raised (within a row:
-    qid, docno, value, as a file line's fields).  An id column is a list, a numpy array of
-    whole numbers (whose decimal texts are all good ids) or JoinedIds."""
-    qids, docnos = _texts(qids), _texts(docnos)
+def _read(qids: Any, docnos: Any, values: Any, what: str, source: str, fractional: bool = False,
+          whole_floats: bool = False) -> Any:
+    """The rows read by the core (src/rows.rs), or the earliest row's fault raised (within a
+    row: qid, docno, value, as a file line's fields).  The values are checked here first, at
+    once; the core reads the rows before the first bad one, and their ids as it goes, handing
+    any it does not read natively (a bad one too) to `_id_rule`."""
     if what == "qrels":
         numbers, bad_value = _grades(values, fractional, whole_floats)
     else:
         numbers, bad_value = _scores(values)
-    faults = [(row, k) for k, row in enumerate((_first_bad_id(qids), _first_bad_id(docnos), bad_value))
-              if row is not None]
-    if faults:
-        _refuse(*min(faults), qids, docnos, values, what, source, fractional, whole_floats)
-    return _for_core(qids), _for_core(docnos), numbers
+    stop = bad_value
+    columns = (source, _for_core(qids), _for_core(docnos), numbers)
+    rule = _id_rule(source)
+    if what == "qrels":
+        read = _core.Qrels.from_rows(*columns, fractional, rule, stop)
+    else:
+        read = _core.Run.from_rows(*columns, rule, stop)
+    if read is None:
+        _refuse(stop, _faulty_field(stop, qids, docnos), qids, docnos, values, what, source, fractional,
+                whole_floats)
+    return read
+
+
+FIELDS = ("query id", "document id")
+
+
+def _id_rule(source: str) -> Callable[[object, int, int], bytes]:
+    """The core's rule for a list's id it does not read natively (field 0: qid, 1: docno):
+    its bytes by trecgain.check's rules, an int as its text, or the fault naming the row."""
+    def rule(value: object, field: int, row: int) -> bytes:
+        try:
+            return check.key(_text(value), FIELDS[field], source)
+        except TrecgainError as err:
+            raise TrecgainError(err.message, source, row + 1) from None
+
+    return rule
+
+
+def _faulty_field(row: int, qids: Any, docnos: Any) -> int:
+    """The first field of a row found faulty (the value's, 2, unless an id is)."""
+    for field, ids in enumerate((qids, docnos)):
+        if isinstance(ids, (list, JoinedIds)):
+            try:
+                check.key(_id_at(ids, row), FIELDS[field], "")
+            except TrecgainError:
+                return field
+    return 2
 
 
 def _for_core(ids: Any) -> Any:
     """An id column as the core's from_rows takes it (JoinedIds as the pair (text, ends))."""
     return (ids.text, ids.ends) if isinstance(ids, JoinedIds) else ids
-
-
-def _first_bad_id(ids: Any) -> int | None:
-    """The row of the first id the core would not take as it is (a numpy array's are all good)."""
-    if isinstance(ids, JoinedIds):
-        return ids.first_bad()
-    return _core.first_bad_id(ids) if isinstance(ids, list) else None
-
-
-def _texts(values: Any) -> Any:
-    """Ids as str or bytes: whole numbers as their text (as dicts take them); anything else is
-    left as it is, for the check to refuse.  A numpy array of whole numbers is left as it is."""
-    if not isinstance(values, list) or set(map(type, values)) <= {str, bytes}:
-        return values
-    return [v if type(v) is str else _text(v) for v in values]
 
 
 def _text(value: object) -> object:
@@ -289,7 +308,7 @@ def _text(value: object) -> object:
     if isinstance(value, bytearray):
         return bytes(value)
     number = check.integer(value)
-    return value if number is None else str(number)
+    return value if number is None or number.bit_length() > check.ID_BITS else str(number)
 
 
 def _first(bad: Any) -> int | None:
@@ -402,7 +421,7 @@ def _refuse(row: int, field: int, qids: Any, docnos: Any, values: Any, what: str
     if _kind(values) in tuple("iufbc"):
         value = value.item()  # shown as Python shows it: nan, not np.float64(nan)
     if field < 2:
-        problem = _problem(check.key, (qids, docnos)[field][row], ("query id", "document id")[field], source)
+        problem = _problem(check.key, _id_at((qids, docnos)[field], row), FIELDS[field], source)
     elif _kind(values) in ("m", "M"):
         problem = f"{VALUE[what]} {value} of {where} is a {values.dtype}, not a number"
     elif what == "qrels":
@@ -413,8 +432,11 @@ def _refuse(row: int, field: int, qids: Any, docnos: Any, values: Any, what: str
 
 
 def _id_at(ids: Any, row: int) -> object:
-    """The id of a row as given (a list's, JoinedIds'), or as its text (a numpy array's whole number)."""
-    return ids[row] if isinstance(ids, (list, JoinedIds)) else str(ids[row])
+    """The id of a row as the rules see it (a list's whole number as its text), or as its text
+    (a numpy array's whole number)."""
+    if isinstance(ids, list):
+        return _text(ids[row])
+    return ids[row] if isinstance(ids, JoinedIds) else str(ids[row])
 
 
 def _problem(check_value: Callable[..., object], *args: object) -> str:

@@ -421,6 +421,7 @@ fn no_lines(source: &str) -> Run {
         lines: Vec::new(),
         ranks: Vec::new(),
         score_is_rank: false,
+        distinct_docnos: false,
         unit: "line",
         tag: Vec::new(),
         empty_qids: Vec::new(),

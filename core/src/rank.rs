@@ -92,23 +92,36 @@ pub fn rank_query(rows: &mut Vec<usize>, run: &Run, options: &Options) -> bool {
     rank_query_by(rows, run, options, options.ties)
 }
 
-/// `rank_query` with another tie rule than the options'.
+/// A score as an integer that orders as the score does (scores are finite; -0 and +0 are
+/// equal, as they compare).
+#[inline]
+fn order_key(score: f64) -> u64 {
+    let bits = (score + 0.0).to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
+/// `rank_query` with another tie rule than the options'. Scores are sorted as order keys next
+/// to their rows (one pass over the run's scores, then a sort of contiguous pairs).
 pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: Ties) -> bool {
     let compat = options.compat;
-    let by_score = |a: usize, b: usize| {
-        let (sa, sb) = (
-            sort_score(run.scores[a], compat),
-            sort_score(run.scores[b], compat),
-        );
-        sb.partial_cmp(&sa).unwrap_or(Ordering::Equal)
-    };
     let by_docno = |a: usize, b: usize| run.docnos.get(b).cmp(run.docnos.get(a));
+    let mut keyed: Vec<(u64, usize)> = match ties {
+        Ties::Rank => Vec::new(),
+        _ => rows
+            .iter()
+            .map(|&r| (order_key(sort_score(run.scores[r], compat)), r))
+            .collect(),
+    };
     match ties {
         Ties::Docno | Ties::Average => {
-            rows.sort_unstable_by(|&a, &b| by_score(a, b).then_with(|| by_docno(a, b)))
+            keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| by_docno(a.1, b.1)))
         }
         Ties::Reversed => {
-            rows.sort_unstable_by(|&a, &b| by_score(a, b).then_with(|| by_docno(b, a)))
+            keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| by_docno(b.1, a.1)))
         }
         Ties::Rank => rows.sort_unstable_by(|&a, &b| {
             let by_rank = run.ranks[a].partial_cmp(&run.ranks[b]);
@@ -117,9 +130,14 @@ pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: 
                 .then_with(|| by_docno(a, b))
         }),
     }
+    if ties != Ties::Rank {
+        rows.clear();
+        rows.extend(keyed.iter().map(|&(_, r)| r));
+    }
     match options.max_docs {
         Some(m) if m < rows.len() => {
-            let cut_tie = m > 0 && by_score(rows[m - 1], rows[m]) == Ordering::Equal;
+            let score = |r: usize| sort_score(run.scores[r], compat);
+            let cut_tie = m > 0 && score(rows[m - 1]) == score(rows[m]);
             rows.truncate(m);
             cut_tie
         }
@@ -183,10 +201,16 @@ pub fn check_duplicates<'a>(
     run: &'a Run,
     seen: &mut HashMap<&'a [u8], usize>,
 ) -> Result<()> {
+    if run.distinct_docnos {
+        return Ok(());
+    }
     seen.clear();
+    seen.reserve(rows.len());
     for &row in rows {
         let docno = run.docnos.get(row);
-        if let Some(&other) = seen.get(docno) {
+        // one hash and one probe a row: the entry is either the earlier row or this one's
+        let other = *seen.entry(docno).or_insert(row);
+        if other != row {
             let (first, second) = if run.lines[other] < run.lines[row] {
                 (other, row)
             } else {
@@ -204,7 +228,6 @@ pub fn check_duplicates<'a>(
                 run.lines[second],
             ));
         }
-        seen.insert(docno, row);
     }
     Ok(())
 }
@@ -277,5 +300,41 @@ mod tests {
         assert_eq!(groups, [0, 0]);
         tie_groups(&[1, 0], &close, Compat::Ten, &mut groups);
         assert_eq!(groups, [0, 1]);
+    }
+
+    #[test]
+    fn order_keys_order_as_the_scores_compare() {
+        let scores = [
+            f64::MIN,
+            -1e300,
+            -2.5,
+            -f64::MIN_POSITIVE,
+            -5e-324,
+            -0.0,
+            0.0,
+            5e-324,
+            f64::MIN_POSITIVE,
+            1.0,
+            1.0 + f64::EPSILON,
+            1e300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for a in scores {
+            for b in scores {
+                let by_key = order_key(a).cmp(&order_key(b));
+                assert_eq!(Some(by_key), a.partial_cmp(&b), "{a} against {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_of_distinct_docnos_skips_the_duplicate_check() {
+        let mut twice = run(&[("d1", 1.0), ("d1", 2.0)]);
+        let rows = [0, 1];
+        assert!(check_duplicates(&rows, &twice, &mut HashMap::new()).is_err());
+        twice.distinct_docnos = true; // what the dict walk sets for str docnos only
+        assert!(check_duplicates(&rows, &twice, &mut HashMap::new()).is_ok());
     }
 }

@@ -222,9 +222,17 @@ pub(crate) fn too_long_id(len: usize, name: &str, line: u64) -> Error {
     )
 }
 
+/// Whether a byte may not be in an identifier: NUL or C's isspace (' ', '\t', '\n', '\v',
+/// '\f', '\r'), all at most b' ': one compare and one bit of a mask.
+#[inline]
+pub fn separates(c: u8) -> bool {
+    const MASK: u64 = 1 | 1 << b'\t' | 1 << b'\n' | 1 << 0x0b | 1 << 0x0c | 1 << b'\r' | 1 << b' ';
+    c <= b' ' && MASK >> c & 1 == 1
+}
+
 /// An identifier given in memory: not empty, no whitespace, no NUL.
 fn check_key(id: &[u8]) -> Result<()> {
-    if id.is_empty() || id.iter().any(|c| b" \t\n\r\x0b\x0c\0".contains(c)) {
+    if id.is_empty() || id.iter().any(|&c| separates(c)) {
         return Err(Error::new(format!(
             "identifier {} is empty or contains whitespace",
             text::repr(id)
@@ -292,30 +300,37 @@ impl Qrels {
     }
 }
 
-/// Judgments given in memory; `unit`: what their positions are called in messages ("row"), or
-/// None for judgments without positions (a dict's).
-fn judgments<I, Q, D>(source: &str, items: I, fractional: bool, unit: Option<&str>) -> Result<Qrels>
-where
-    I: IntoIterator<Item = (Q, D, f64)>,
-    Q: AsRef<[u8]>,
-    D: AsRef<[u8]>,
-{
-    let mut b = QrelsBuilder::default();
-    let at = |message: String, position: u64| match unit {
-        Some(_) => Error::at(message, source, position),
-        None => Error::in_file(message, source),
-    };
-    for (qid, docno, grade) in items {
-        let (qid, docno) = (qid.as_ref(), docno.as_ref());
-        let position = if unit.is_some() {
+/// Judgments given in memory one at a time (the Python bindings walk a dict or rows with it):
+/// `push` each, then `finish`; the same grouping, index and checks as `Qrels::from_judgments`.
+pub struct Judgments<'s> {
+    b: QrelsBuilder,
+    source: &'s str,
+    /// What positions are called in messages ("row"), or None for a dict's judgments.
+    unit: Option<&'static str>,
+}
+
+impl<'s> Judgments<'s> {
+    pub fn new(source: &'s str, unit: Option<&'static str>) -> Self {
+        Judgments {
+            b: QrelsBuilder::default(),
+            source,
+            unit,
+        }
+    }
+
+    /// Adds one judgment; an id that is empty or holds whitespace or NUL is an error.
+    #[inline]
+    pub fn push(&mut self, qid: &[u8], docno: &[u8], grade: f64) -> Result<()> {
+        let b = &mut self.b;
+        let position = if self.unit.is_some() {
             b.lines.len() as u64 + 1
         } else {
             0
         };
         check_key(qid)
             .and_then(|()| check_key(docno))
-            .map_err(|e| match unit {
-                Some(_) => Error::at(e.message, source, position),
+            .map_err(|e| match self.unit {
+                Some(_) => Error::at(e.message, self.source, position),
                 None => e,
             })?;
         let q = b.qids.intern(qid);
@@ -323,37 +338,71 @@ where
         b.docnos.push(docno);
         b.grades.push(grade);
         b.lines.push(position);
+        Ok(())
     }
-    if b.grades.is_empty() {
-        return Err(Error::in_file("no judgments in the qrels", source));
-    }
-    for (j, grade) in b.grades.iter_mut().enumerate() {
-        let g = *grade;
-        let doc = text::show(b.docnos.get(j));
-        if !g.is_finite() || (!fractional && g.fract() != 0.0) {
-            let hint = if fractional || !g.is_finite() {
-                ""
-            } else {
-                " (fractional_grades=True accepts it)"
-            };
-            let g = text::float_repr(g);
-            return Err(at(
-                format!("grade {g} of document '{doc}' is not an integer{hint}"),
-                b.lines[j],
-            ));
+
+    /// The qrels: grades finite, integers of at most 2^53 in magnitude unless `fractional`,
+    /// at least one judgment, no document judged twice for a query.
+    pub fn finish(self, fractional: bool) -> Result<Qrels> {
+        let Judgments {
+            mut b,
+            source,
+            unit,
+        } = self;
+        let at = |message: String, position: u64| match unit {
+            Some(_) => Error::at(message, source, position),
+            None => Error::in_file(message, source),
+        };
+        if b.grades.is_empty() {
+            return Err(Error::in_file("no judgments in the qrels", source));
         }
-        if !fractional {
-            if g.abs() > number::MAX_INTEGER_GRADE as f64 {
-                let g = text::float_repr(g);
+        for (j, grade) in b.grades.iter_mut().enumerate() {
+            let g = *grade;
+            if !g.is_finite() || (!fractional && g.fract() != 0.0) {
+                let hint = if fractional || !g.is_finite() {
+                    ""
+                } else {
+                    " (fractional_grades=True accepts it)"
+                };
+                let (g, doc) = (text::float_repr(g), text::show(b.docnos.get(j)));
                 return Err(at(
-                    format!("grade {g} of document '{doc}' is out of range"),
+                    format!("grade {g} of document '{doc}' is not an integer{hint}"),
                     b.lines[j],
                 ));
             }
-            *grade = g + 0.0; // no negative zero among integer grades
+            if !fractional {
+                if g.abs() > number::MAX_INTEGER_GRADE as f64 {
+                    let (g, doc) = (text::float_repr(g), text::show(b.docnos.get(j)));
+                    return Err(at(
+                        format!("grade {g} of document '{doc}' is out of range"),
+                        b.lines[j],
+                    ));
+                }
+                *grade = g + 0.0; // no negative zero among integer grades
+            }
         }
+        qrels::assemble(source, b, fractional, unit)
     }
-    qrels::assemble(source, b, fractional, unit)
+}
+
+/// Judgments given in memory; `unit`: what their positions are called in messages ("row"), or
+/// None for judgments without positions (a dict's).
+fn judgments<I, Q, D>(
+    source: &str,
+    items: I,
+    fractional: bool,
+    unit: Option<&'static str>,
+) -> Result<Qrels>
+where
+    I: IntoIterator<Item = (Q, D, f64)>,
+    Q: AsRef<[u8]>,
+    D: AsRef<[u8]>,
+{
+    let mut judgments = Judgments::new(source, unit);
+    for (qid, docno, grade) in items {
+        judgments.push(qid.as_ref(), docno.as_ref(), grade)?;
+    }
+    judgments.finish(fractional)
 }
 
 /// Run lines in file order (blank and comment lines dropped).
@@ -375,6 +424,10 @@ pub struct Run {
     /// Whether every line's score is written as its rank is (`1 ... 1`, `2 ... 2`): the score
     /// column then holds ranks, and trec_eval ranks them upside down.
     pub score_is_rank: bool,
+    /// Whether no query is known to retrieve a docno twice by whoever built the run (a dict
+    /// whose docnos are all str: distinct keys, distinct UTF-8), so that ranking needs no
+    /// duplicate check; false for a file's lines.
+    pub distinct_docnos: bool,
     /// What `lines` number in messages: "line" (a file's, a dict's results) or "row" (rows
     /// given in memory: `Run::from_rows`).
     pub unit: &'static str,
@@ -398,15 +451,11 @@ impl Run {
         E: IntoIterator<Item = S>,
         S: AsRef<[u8]>,
     {
-        let mut run = results(source, items, None)?;
-        for qid in empty_qids {
-            check_key(qid.as_ref())?;
-            run.empty_qids.push(qid.as_ref().to_vec());
+        let mut results = Results::new(source, None);
+        for (qid, docno, score) in items {
+            results.push(qid.as_ref(), docno.as_ref(), score)?;
         }
-        if run.scores.is_empty() && run.empty_qids.is_empty() {
-            return Err(Error::in_file("no results in the run", source));
-        }
-        Ok(run)
+        results.finish_with_empty(empty_qids)
     }
 
     /// A run given as numbered rows (a DataFrame, a list of tuples): as `from_lines`, but
@@ -425,49 +474,109 @@ impl Run {
     }
 }
 
-/// Results given in memory, numbered 1, 2, ...; `unit`: what messages call them ("row"), or
-/// None for a dict's results (messages then name no position, except a duplicate's "line").
-fn results<I, Q, D>(source: &str, items: I, unit: Option<&'static str>) -> Result<Run>
-where
-    I: IntoIterator<Item = (Q, D, f64)>,
-    Q: AsRef<[u8]>,
-    D: AsRef<[u8]>,
-{
-    let mut b = RunBuilder::default();
-    let at = |e: Error, position: u64| match unit {
-        Some(_) => Error::at(e.message, source, position),
-        None => e,
-    };
-    for (qid, docno, score) in items {
-        let (qid, docno) = (qid.as_ref(), docno.as_ref());
+/// Results given in memory one at a time, numbered 1, 2, ... (the Python bindings walk a dict
+/// or rows with it): `push` each, then `finish`. `unit`: what messages call the positions
+/// ("row"), or None for a dict's results (messages then name no position, except a
+/// duplicate's "line").
+pub struct Results<'s> {
+    b: RunBuilder,
+    source: &'s str,
+    unit: Option<&'static str>,
+}
+
+impl<'s> Results<'s> {
+    pub fn new(source: &'s str, unit: Option<&'static str>) -> Self {
+        Results {
+            b: RunBuilder::default(),
+            source,
+            unit,
+        }
+    }
+
+    /// Room for `rows` more results (their docnos guessed at 8 bytes each).
+    pub fn reserve(&mut self, rows: usize) {
+        self.b.docnos.reserve(rows, rows * 8);
+        self.b.query.reserve(rows);
+        self.b.scores.reserve(rows);
+        self.b.lines.reserve(rows);
+    }
+
+    /// Adds one result; an id that is empty or holds whitespace or NUL, or a score that is not
+    /// finite, is an error.
+    #[inline]
+    pub fn push(&mut self, qid: &[u8], docno: &[u8], score: f64) -> Result<()> {
+        let b = &mut self.b;
         let position = b.lines.len() as u64 + 1;
-        check_key(qid)
-            .and_then(|()| check_key(docno))
-            .map_err(|e| at(e, position))?;
+        let at = |e: Error| match self.unit {
+            Some(_) => Error::at(e.message, self.source, position),
+            None => e,
+        };
+        check_key(qid).and_then(|()| check_key(docno)).map_err(at)?;
         if !score.is_finite() {
-            let e = Error::in_file("a score is not a finite number", source);
-            return Err(at(e, position));
+            return Err(at(Error::in_file(
+                "a score is not a finite number",
+                self.source,
+            )));
         }
         let q = b.qids.intern(qid);
         b.query.push(q);
         b.docnos.push(docno);
         b.scores.push(score);
         b.lines.push(position);
+        Ok(())
     }
-    Ok(Run {
-        source: source.to_string(),
-        qids: b.qids.ids,
-        query: b.query,
-        docnos: b.docnos,
-        scores: b.scores,
-        lines: b.lines,
-        unit: unit.unwrap_or("line"),
-        ranks: Vec::new(),
-        score_is_rank: false,
-        tag: b"unknown".to_vec(),
-        empty_qids: Vec::new(),
-        warnings: Vec::new(),
-    })
+
+    /// The run (it may hold no results: the caller says whether that is an error).
+    pub fn finish(self) -> Run {
+        let b = self.b;
+        Run {
+            source: self.source.to_string(),
+            qids: b.qids.ids,
+            query: b.query,
+            docnos: b.docnos,
+            scores: b.scores,
+            lines: b.lines,
+            unit: self.unit.unwrap_or("line"),
+            ranks: Vec::new(),
+            score_is_rank: false,
+            distinct_docnos: false,
+            tag: b"unknown".to_vec(),
+            empty_qids: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The run of a dict, with the queries given with nothing retrieved (`{qid: {}}`):
+    /// an error if it has neither results nor such queries.
+    pub fn finish_with_empty<E, S>(self, empty_qids: E) -> Result<Run>
+    where
+        E: IntoIterator<Item = S>,
+        S: AsRef<[u8]>,
+    {
+        let mut run = self.finish();
+        for qid in empty_qids {
+            check_key(qid.as_ref())?;
+            run.empty_qids.push(qid.as_ref().to_vec());
+        }
+        if run.scores.is_empty() && run.empty_qids.is_empty() {
+            return Err(Error::in_file("no results in the run", &run.source));
+        }
+        Ok(run)
+    }
+}
+
+/// Results given in memory, numbered 1, 2, ... (see `Results`).
+fn results<I, Q, D>(source: &str, items: I, unit: Option<&'static str>) -> Result<Run>
+where
+    I: IntoIterator<Item = (Q, D, f64)>,
+    Q: AsRef<[u8]>,
+    D: AsRef<[u8]>,
+{
+    let mut results = Results::new(source, unit);
+    for (qid, docno, score) in items {
+        results.push(qid.as_ref(), docno.as_ref(), score)?;
+    }
+    Ok(results.finish())
 }
 
 fn open_source(input: Input, options: &ReadOptions) -> Result<(Source, Limits)> {

@@ -202,6 +202,7 @@ impl RunBuilder {
             scores: self.scores,
             lines: self.lines,
             score_is_rank,
+            distinct_docnos: false,
             ranks: self.ranks,
             unit: "line",
             tag: self.tag,
