@@ -27,8 +27,8 @@ use trecgain_core::options::{
 };
 use trecgain_core::output::{write_trec, write_trec_streamed, Kind, Layout, LineFormat};
 use trecgain_core::read::{
-    read_qrels, read_qrels_path, read_run_path, read_run_with, Input, Qrels, ReadOptions, Run,
-    MAX_ID_BYTES,
+    read_relevance_path, read_relevance_with, read_run_path, read_run_with, Input, Qrels,
+    ReadOptions, RelFormat, Run, MAX_ID_BYTES,
 };
 
 /// The core's error as the package's TrecgainError(message, source, line).
@@ -324,18 +324,23 @@ struct PyQrels {
 
 #[pymethods]
 impl PyQrels {
-    /// Reads a qrels file from a path or a binary file object.
+    /// Reads a qrels file (or one of `-R`'s other formats) from a path or a binary file object.
     #[staticmethod]
+    #[pyo3(signature = (source, name, fractional, format = "qrels"))]
     fn read(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
         name: String,
         fractional: bool,
+        format: &str,
     ) -> PyResult<Self> {
+        let format = rel_format(format)?;
         let qrels = match source.extract::<String>() {
             // a path: read without the interpreter, so another thread can read the run meanwhile
-            Ok(path) => py.allow_threads(|| read_qrels_path(&path, fractional)),
-            Err(_) => input(source, name)?.and_then(|input| read_qrels(input, fractional)),
+            Ok(path) => py.allow_threads(|| read_relevance_path(&path, fractional, format)),
+            Err(_) => input(source, name)?.and_then(|input| {
+                read_relevance_with(input, fractional, format, &ReadOptions::default())
+            }),
         };
         Ok(PyQrels {
             inner: Arc::new(qrels.map_err(|e| to_py(py, e))?),
@@ -757,7 +762,14 @@ fn core_options(value: &Bound<'_, PyAny>) -> PyResult<Options> {
             "reversed" => Ties::Reversed,
             other => return Err(PyValueError::new_err(format!("no tie rule '{other}'"))),
         },
+        rel_format: rel_format(&field::<String>(value, "rel_format")?)?,
     })
+}
+
+/// An `-R` format by name (EvaluationOptions.rel_format).
+fn rel_format(name: &str) -> PyResult<RelFormat> {
+    RelFormat::named(name)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown relevance format '{name}'")))
 }
 
 #[pyclass(frozen, name = "Evaluation", module = "trecgain._core")]
@@ -1227,7 +1239,7 @@ fn py_explain<'py>(
 /// when the registry is first imported).
 #[pyfunction]
 fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
-    use trecgain_core::measures::{Explain, Naming, ParamKind, Value, KERNELS};
+    use trecgain_core::measures::{Explain, Naming, ParamKind, Relevance, Value, KERNELS};
     let out = PyList::empty(py);
     for k in KERNELS {
         let d = PyDict::new(py);
@@ -1288,6 +1300,13 @@ fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("ir_params", k.ir_params.to_vec())?;
         d.set_item("default_cutoffs", k.default_cutoffs.to_vec())?;
         d.set_item("default_numbers", k.default_numbers.to_vec())?;
+        let relevance = match k.relevance {
+            Relevance::Any => "any",
+            Relevance::Grades => "qrels",
+            Relevance::Groups => "qrels_jg",
+            Relevance::Preferences => "prefs",
+        };
+        d.set_item("relevance", relevance)?;
         out.append(d)?;
     }
     Ok(out)

@@ -175,6 +175,8 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
                     num_docs=collection_size,
                     err_max_grade=integer_option(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
                     ties=ties)
+    if rel_format not in (None, "qrels"):  # -R: the Evaluator's rel_format
+        settings["rel_format"] = rel_format
     thresholds = _thresholds(fail_under, settings["measures"], compat, nosummary)
     if dask is not None:  # the runs are read by the cluster's workers: trecgain.distributed
         from . import distributed  # not at start-up: only this path of the command needs it
@@ -227,9 +229,10 @@ def _refuse_unsupported(debug: str | None, zscore: str | None, rel_format: str |
         raise TrecgainError("option -D (debug output) is not supported; use -q for per-query values")
     if zscore is not None:
         raise TrecgainError("option -Z (z-scores) is not supported; standardise the -q output instead")
-    for option, value, allowed in (("-R", rel_format, "qrels"), ("-T", results_format, "trec_results")):
-        if value is not None and value != allowed:
-            raise TrecgainError(f"option {option}: only the '{allowed}' format is supported, not '{value}'")
+    if rel_format is not None and rel_format not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
+        raise TrecgainError(f"option -R: the formats are qrels, qrels_jg, prefs and qrels_prefs, not '{rel_format}'")
+    if results_format is not None and results_format != "trec_results":
+        raise TrecgainError(f"option -T: only the 'trec_results' format is supported, not '{results_format}'")
 
 
 def _options(settings: dict) -> EvaluationOptions:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import _core, check
 from .errors import TrecgainError
 from .measures import Request, parse_requests, rule_notes
-from .options import EvaluationOptions, checked_ties
+from .options import EvaluationOptions, checked_rel_format, checked_ties
 from .read import read_qrels, read_run
 from .record import Record
 
@@ -260,7 +260,7 @@ class Evaluator:
                  judged_only: bool = False, complete: bool = False, max_docs: int | None = None,
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
                  exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4,
-                 num_docs: int = 0, ties: str = "docno"):
+                 num_docs: int = 0, ties: str = "docno", rel_format: str = "qrels"):
         notes: list[str] = []  # for the caller to show: measures named twice, rules not trec_eval's
         parsed: list[Request] = []
 
@@ -270,7 +270,7 @@ class Evaluator:
 
         options = EvaluationOptions.checked(compat, relevance_level, judged_only, complete, max_docs, global_gains,
                                             discount, exact_ideal, fractional_grades, err_max_grade, num_docs,
-                                            ties, requests)
+                                            ties, requests, rel_format)
         self._build(qrels, parsed, notes, options)
 
     @classmethod
@@ -283,6 +283,7 @@ class Evaluator:
         requests = parse_requests(check.measures(measures), options.compat, notes)
         if options.ties == "average":  # defined for some measures only: these must be such
             checked_ties(options.ties, requests, options.max_docs)
+        checked_rel_format(options.rel_format, requests)
         evaluator = cls.__new__(cls)
         evaluator._build(qrels, requests, notes, options)
         return evaluator
@@ -296,8 +297,8 @@ class Evaluator:
         self.options: EvaluationOptions = options.replace(empty_ok=options.complete and self._follows_10(options))
         self.notes.extend(rule_notes(self.requests, options.global_gains, options.discount, options.exact_ideal,
                                      options.ties))
-        self.qrels = qrels if isinstance(qrels, _core.Qrels) else read_qrels(qrels,
-                                                                             fractional=options.fractional_grades)
+        self.qrels = qrels if isinstance(qrels, _core.Qrels) else read_qrels(
+            qrels, fractional=options.fractional_grades, rel_format=options.rel_format)
 
     # The options one by one, as the Evaluator has always shown them (read-only: self.options is one value).
     compat = property(lambda self: self.options.compat)

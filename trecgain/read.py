@@ -43,8 +43,11 @@ def _printable(name: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def read_qrels(source: Source, fractional: bool = False) -> _core.Qrels:
-    """Read a qrels file (`qid iter docno grade`), a pytrec_eval-style dict, a DataFrame or rows (see rows.py)."""
+def read_qrels(source: Source, fractional: bool = False, rel_format: str = "qrels") -> _core.Qrels:
+    """Read a qrels file (`qid iter docno grade`), a pytrec_eval-style dict, a DataFrame or rows (see rows.py);
+    with rel_format "qrels_jg", "prefs" or "qrels_prefs" (trec_eval's -R), a file of that format."""
+    if rel_format != "qrels":
+        return _core.Qrels.read(_raw(source, rel_format), describe(source), fractional, rel_format)
     if _is_mapping(source):
         return _qrels_from_dict(source, fractional)
     if rows.is_frame(source):

@@ -11,13 +11,14 @@ use crate::arena::Arena;
 use crate::error::{Error, Result};
 use crate::label::{judged_grades, label_ranking, only_judged, stand_in_value};
 use crate::measures::precision::Tally;
-use crate::measures::{kernel, KernelRecord, Notes, Query};
+use crate::measures::{kernel, KernelRecord, Notes, Query, Relevance};
 use crate::options::{Compat, Options, Request, Summary, Ties};
 use crate::printf::printed;
 use crate::rank::{
     check_duplicates, mixed_ties, rank_query, rank_query_by, reverse_ties, tie_groups, Grouping,
 };
-use crate::read::{Qrels, Run};
+use crate::read::{Qrels, RelFormat, Relations, Run};
+use crate::relations::{relate, Ranking, Related};
 use crate::summary::Totals;
 
 /// What one evaluation produced: per query and per output line, and the `all` values.
@@ -99,12 +100,46 @@ struct Planned<'a> {
     nine: bool,
 }
 
+/// Whether a measure reading `needs` can be measured on qrels read as `format`.
+fn reads(needs: Relevance, format: RelFormat) -> bool {
+    match needs {
+        Relevance::Any => true,
+        Relevance::Grades => format == RelFormat::Qrels,
+        Relevance::Groups => format == RelFormat::QrelsJg,
+        Relevance::Preferences => matches!(format, RelFormat::Prefs | RelFormat::QrelsPrefs),
+    }
+}
+
+/// The qrels hold what `options.rel_format` says they do.
+fn check_format(qrels: &Qrels, options: &Options) -> Result<()> {
+    let held = match &qrels.relations {
+        Relations::Grades => reads(Relevance::Grades, options.rel_format),
+        Relations::Groups(_) => reads(Relevance::Groups, options.rel_format),
+        Relations::Preferences(_) => reads(Relevance::Preferences, options.rel_format),
+    };
+    if held {
+        Ok(())
+    } else {
+        Err(Error::new(format!(
+            "the qrels were not read as -R {}",
+            options.rel_format.name()
+        )))
+    }
+}
+
 fn plan<'r>(requests: &'r [Request], options: &Options) -> Result<(Vec<Planned<'r>>, usize)> {
     let mut planned = Vec::with_capacity(requests.len());
     let mut width = 0;
     for request in requests {
         let kernel = kernel(&request.kernel)
             .ok_or_else(|| Error::new(format!("no kernel '{}'", request.kernel)))?;
+        if !reads(kernel.relevance, options.rel_format) {
+            return Err(Error::new(format!(
+                "measure '{}' cannot be measured with -R {}",
+                kernel.name,
+                options.rel_format.name()
+            )));
+        }
         let lines = kernel.lines(request);
         let own = request.relevance_level.map(|level| Options {
             relevance_level: level,
@@ -157,6 +192,7 @@ impl<'a> Measuring<'a> {
         requests: &'a [Request],
         options: &'a Options,
     ) -> Result<Self> {
+        check_format(qrels, options)?;
         let (planned, width) = plan(requests, options)?;
         let grouping = Grouping::new(run, qrels);
         let queries = grouping.evaluated(run, options)?;
@@ -459,6 +495,7 @@ pub fn assemble(
     parts: Parts,
     failure: Option<(Vec<u8>, Error)>,
 ) -> Result<Evaluation> {
+    check_format(qrels, options)?;
     let (planned, width) = plan(requests, options)?;
     let row_of = rows_of_parts(qrels, &parts, width)?;
     let run = no_lines(source);
@@ -624,6 +661,8 @@ struct Scratch {
     groups: Vec<u32>,
     kept_groups: Vec<u32>,
     filtered_groups: Vec<u32>,
+    /// The query's judgment groups or preferences joined with its ranking.
+    related: Related,
 }
 
 /// Ranks, labels and measures some queries into their rows of `out` (and, when checking
@@ -662,6 +701,13 @@ impl Measuring<'_> {
             if checked && !cut_tie {
                 reverse_ties(&rows, &ranked, run, options.compat, &mut other);
             }
+            let stand_in = !grouping.in_run[q] && options.empty_ok && options.max_docs != Some(0);
+            let ranking = Ranking {
+                ranked: &rows,
+                lines: grouping.lines(q),
+                stand_in,
+            };
+            relate(q, &ranking, run, qrels, options, &mut scratch.related)?;
             let row = &mut out[i * width..(i + 1) * width];
             self.measure_ranking(q, &mut ranked, &mut scratch, &mut notes, row)?;
             let Some(alt) = alt.as_deref_mut() else {
@@ -715,6 +761,8 @@ impl Measuring<'_> {
             stand_in: absent && options.empty_ok,
             tally: None,
             ties: average.then_some(s.groups.as_slice()),
+            groups: &s.related.groups,
+            prefs: s.related.prefs.as_ref(),
         };
         let tally = Some(Tally::count(&whole, options.relevance_level));
         let not_evaluated = Query {
@@ -723,6 +771,8 @@ impl Measuring<'_> {
             stand_in: false,
             tally: None,
             ties: average.then_some(&[]),
+            groups: &[],
+            prefs: None,
         };
         for p in &self.planned {
             let query = if absent && p.nine {

@@ -13,4 +13,5 @@ pub mod output;
 pub mod printf;
 pub mod rank;
 pub mod read;
+pub mod relations;
 pub mod summary;

@@ -203,6 +203,8 @@ pub struct Options {
     pub num_docs: i64,
     /// `--ties`.
     pub ties: Ties,
+    /// `-R`: the relevance format the qrels were read as.
+    pub rel_format: crate::read::RelFormat,
 }
 
 impl Default for Options {
@@ -220,6 +222,7 @@ impl Default for Options {
             err_max_grade: 4,
             num_docs: 0,
             ties: Ties::Docno,
+            rel_format: crate::read::RelFormat::Qrels,
         }
     }
 }
