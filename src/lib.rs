@@ -30,6 +30,7 @@ use trecgain_core::read::{
     read_relevance_path, read_relevance_with, read_run_path, read_run_with, Input, Qrels,
     ReadOptions, RelFormat, Run, MAX_ID_BYTES,
 };
+use trecgain_core::zscores::ZScores;
 
 /// The core's error as the package's TrecgainError(message, source, line).
 fn to_py(py: Python<'_>, err: Error) -> PyErr {
@@ -619,6 +620,7 @@ type RequestTuple = (
     bool,
     Option<f64>,
     String,
+    Vec<String>,
 );
 
 fn gain_spec((text, pairs, scheme, exact_ideal): SpecTuple) -> PyResult<GainSpec> {
@@ -645,7 +647,7 @@ fn gain_spec((text, pairs, scheme, exact_ideal): SpecTuple) -> PyResult<GainSpec
 }
 
 fn request(
-    (kernel, cutoffs, params, gains, judged_only, relevance_level, summary): RequestTuple,
+    (kernel, cutoffs, params, gains, judged_only, relevance_level, summary, lines): RequestTuple,
 ) -> PyResult<Request> {
     let summary = match summary.as_str() {
         "mean" => Summary::Mean,
@@ -665,6 +667,7 @@ fn request(
         judged_only,
         relevance_level,
         summary,
+        lines,
     })
 }
 
@@ -763,7 +766,18 @@ fn core_options(value: &Bound<'_, PyAny>) -> PyResult<Options> {
             other => return Err(PyValueError::new_err(format!("no tie rule '{other}'"))),
         },
         rel_format: rel_format(&field::<String>(value, "rel_format")?)?,
+        zscores: zscores(&value.getattr("zscores")?)?,
+        only_query: field::<Option<Vec<u8>>>(value, "only_query")?,
     })
+}
+
+/// -Z's table (EvaluationOptions.zscores): None, or (qid, line name, mean, deviation) rows.
+fn zscores(value: &Bound<'_, PyAny>) -> PyResult<Option<Arc<ZScores>>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    let rows: Vec<(Vec<u8>, Vec<u8>, f64, f64)> = value.extract()?;
+    Ok(Some(Arc::new(ZScores::new(rows))))
 }
 
 /// An `-R` format by name (EvaluationOptions.rel_format).

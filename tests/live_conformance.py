@@ -239,10 +239,11 @@ def parameter_kind(record) -> str:
 DEPARTING = {"rbp": "trec_eval 10.0 scales its gains by a minimum and maximum it never initialises"}
 
 
-#: The relevance formats (-R) generated, and each one's two-line probe file.
-FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+#: The relevance formats (-R) generated, and each one's two-line probe file; "zscores": qrels
+#: collections with a -Z file.
+FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs", "zscores")
 PROBE_FILES = {"qrels": PROBE_QRELS, "qrels_jg": "1 u1 a 1\n1 u2 b 0\n", "prefs": "1 g s a 2\n1 g s b 1\n",
-               "qrels_prefs": PROBE_QRELS}
+               "qrels_prefs": PROBE_QRELS, "zscores": PROBE_QRELS}
 #: trec_eval's nicknames of each format's measures.
 FORMAT_NICKNAMES = {"qrels_jg": ["qrels_jg"], "prefs": ["all_prefs", "prefs"], "qrels_prefs": ["all_prefs", "prefs"]}
 
@@ -250,6 +251,8 @@ FORMAT_NICKNAMES = {"qrels_jg": ["qrels_jg"], "prefs": ["all_prefs", "prefs"], "
 def reads(record, rel_format: str) -> bool:
     """Whether a registry record's measure reads relevance files of this format."""
     needs = getattr(record, "relevance", "qrels")
+    if rel_format == "zscores":
+        rel_format = "qrels"
     return needs == "any" or needs == rel_format or (needs == "prefs" and rel_format == "qrels_prefs")
 
 
@@ -272,7 +275,7 @@ def registry_measures(major: int, rel_format: str = "qrels") -> list[MeasureSpec
 def nickname_candidates(rel_format: str = "qrels") -> list[str]:
     from trecgain import measures as registry
 
-    if rel_format != "qrels":
+    if rel_format not in ("qrels", "zscores"):
         return FORMAT_NICKNAMES[rel_format]
     names = ["all_trec", "official"]
     names += [n for n in getattr(registry, "TREC_EVAL_SETS", ()) if n not in names]
@@ -295,7 +298,7 @@ def probe(binary: Path, trecgain: list[str], compat: list[str], major: int, jobs
     exits 1)."""
     candidates = registry_measures(major, rel_format)
     nicks = nickname_candidates(rel_format)
-    format_args = [] if rel_format == "qrels" else ["-R", rel_format]
+    format_args = [] if rel_format in ("qrels", "zscores") else ["-R", rel_format]
     with tempfile.TemporaryDirectory(prefix="trecgain-live-probe-") as tmp:
         d = Path(tmp)
         (d / QRELS).write_text(PROBE_FILES[rel_format])
@@ -345,7 +348,8 @@ class Collection:
     run_final_newline: bool = True
     stdin: bool = False  # trecgain reads the run from standard input
     files_first: bool = False  # QRELS RUN before the options
-    rel_format: str = "qrels"  # -R
+    rel_format: str = "qrels"  # -R ("zscores": a qrels collection with a -Z file)
+    zscores: list[str] | None = None  # the -Z file's lines
 
     def flags(self) -> set[str]:
         out = set()
@@ -578,10 +582,63 @@ def generate(seed: int, index: int, measures: list[MeasureSpec], nicknames: list
     r = random.Random(key)
     while True:
         col = _generate(r, index, measures, nicknames)
-        if rel_format != "qrels":
+        if rel_format == "zscores":
+            col = with_zscores(r, col)
+        elif rel_format != "qrels":
             col = in_format(r, col, rel_format)
         if not constraint_violation(col):
             return col
+
+
+#: A qid after every generated one (byte order): the -Z file's last query, so that trec_eval's
+#: searches, which look one entry past the end, never read beyond its table.
+LAST_QID = "\U0010ffff"
+ZSCORES = "zscores.txt"
+
+
+def with_zscores(r: random.Random, col: Collection) -> Collection:
+    """The collection with a -Z file: means and deviations for most of its queries' lines (some
+    lines and queries left out, some deviations 0 with the mean a likely value)."""
+    from trecgain.measures import parse_requests
+
+    col = copy.copy(col)
+    try:
+        names = [line for req in parse_requests([_spec(g) for g in col.measures], "10") for line in req.lines]
+    except Exception:  # noqa: BLE001 (a measure both refuse: no names, the file still made)
+        names = ["map", "P_5"]
+    names = list(dict.fromkeys(names + ["map", "num_ret", "P_10"]))
+    qids = sorted(col.qrels_qids() | col.run_qids())
+    out = []
+    for q in [*qids, LAST_QID]:
+        if q != LAST_QID and r.random() < 0.15:
+            continue  # a query the file lacks: every line MISSING
+        for name in names:
+            if r.random() < 0.1:
+                continue  # a line the file lacks
+            if r.random() < 0.1:
+                mean, sd = r.choice([0.0, 1.0, 0.5]), 0.0
+            else:
+                mean, sd = r.uniform(-1, 20), r.choice([r.uniform(0.01, 5), 1.0, 0.1])
+            fmt = r.choice(["%.4f", "%.17g", "%g"])
+            out.append(join_fields(r, [q, name, fmt % mean, fmt % sd], r.choice(["space", "tab"]), False, False))
+    r.shuffle(out)
+    col.zscores = out
+    col.rel_format = "zscores"
+    col.options = [*col.options, r.choice([["-Z", ZSCORES], ["-Z" + ZSCORES], ["--Zscore=" + ZSCORES]])]
+    col.options += debug_option(r, col)
+    r.shuffle(col.options)
+    return col
+
+
+def debug_option(r: random.Random, col: Collection) -> list[list[str]]:
+    """Now and then -D 0, or -D 0.QID (that query only: one of the run's, or with -c of the
+    qrels')."""
+    if r.random() < 0.85:
+        return []
+    pool = sorted(col.qrels_qids() if "c" in col.flags() else col.qrels_qids() & col.run_qids())
+    if not pool or r.random() < 0.3:
+        return [r.choice([["-D", "0"], ["-D0"], ["--Debug_level=0"]])]
+    return [r.choice([["-D", f"0.{r.choice(pool)}"], [f"-D0.{r.choice(pool)}"]])]
 
 
 #: The docno key of a line made to be refused (a duplicate, an inconsistent preference).
@@ -634,7 +691,7 @@ def in_format(r: random.Random, col: Collection, rel_format: str) -> Collection:
     col.qrels = lines
     col.rel_format = rel_format
     form = r.choice([["-R", rel_format]] * 4 + [["-R" + rel_format], ["--Rel_info_format=" + rel_format]])
-    col.options = [*col.options, form]
+    col.options = [*col.options, form, *debug_option(r, col)]
     r.shuffle(col.options)
     return col
 
@@ -877,6 +934,8 @@ def write_inputs(col: Collection, setup: Setup, d: Path) -> tuple[str, str]:
     te_run_bytes = render(col.run, col.run_eol, col.run_final_newline, lambda ln: ln.kind != "comment")
     (d / QRELS).write_bytes(qrels)
     (d / RUN).write_bytes(run)
+    if col.zscores is not None:
+        (d / ZSCORES).write_text("".join(line + "\n" for line in col.zscores))
     te_qrels, te_run = QRELS, RUN
     if te_qrels_bytes != qrels:
         (d / TE_QRELS).write_bytes(te_qrels_bytes)
@@ -1267,17 +1326,25 @@ def record_case(col: Collection, setup: Setup, te: Outcome, te_argv: list[str], 
     (testdata/conformance/relations): trecgain's inputs, its command line, and trec_eval's
     outcome as this mode's expectation (a case recorded by a 10.x and a 9.x binary has both)."""
     mode = "9" if setup.major < 10 else "10"
-    prefix = {"qrels": "q", "qrels_jg": "j", "prefs": "p", "qrels_prefs": "qp"}[col.rel_format]
+    prefix = {"qrels": "q", "qrels_jg": "j", "prefs": "p", "qrels_prefs": "qp", "zscores": "z"}[col.rel_format]
+    args = [tok.replace(ZSCORES, "ZSCORES") for g in col.options + col.measures for tok in g]
+    args = [*["QRELS", "RUN"], *args] if col.files_first else [*args, "QRELS", "RUN"]
+    names = [QRELS, RUN] + ([ZSCORES] if col.zscores is not None else [])
+    inputs = {name: (d / name).read_bytes() for name in names}
     case = root / f"{prefix}{col.index:04d}"
-    case.mkdir(parents=True, exist_ok=True)
-    (case / "qrels.txt").write_bytes((d / QRELS).read_bytes())
-    (case / "run.txt").write_bytes((d / RUN).read_bytes())
-    args = [tok for g in col.options + col.measures for tok in g]
-    files = ["QRELS", "RUN"]
     meta_path = case / "case.json"
+    if meta_path.exists():  # recorded by the other version's binary: the same collection?
+        meta = json.loads(meta_path.read_text())
+        same = meta["args"] == args and all((case / n).exists() and (case / n).read_bytes() == b
+                                            for n, b in inputs.items())
+        if not same:  # another collection (the versions' measure lists differ): a case of its own
+            case = root / f"{prefix}{col.index:04d}-{mode}"
+            meta_path = case / "case.json"
+    case.mkdir(parents=True, exist_ok=True)
+    for name, data in inputs.items():
+        (case / name).write_bytes(data)
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    meta.update({"args": [*files, *args] if col.files_first else [*args, *files],
-                 "stdin": "RUN" if col.stdin else None, "rel_format": col.rel_format,
+    meta.update({"args": args, "stdin": "RUN" if col.stdin else None, "rel_format": col.rel_format,
                  "note": f"live conformance seed {seed}, {col.rel_format} collection {col.index}"})
     expect = meta.setdefault("expect", {})
     expect[mode] = {"rc": 0, "stdout": te.stdout.decode("utf-8", "surrogateescape")} if te.rc == 0 \

@@ -1,6 +1,7 @@
-"""trec_eval's other relevance formats (-R qrels_jg, prefs, qrels_prefs): the cases the live
-conformance generator recorded from trec_eval 10.0 and 9.0.8 (testdata/conformance/relations),
-through the command line and the Python API, and the errors of these formats' readers."""
+"""trec_eval's other relevance formats (-R qrels_jg, prefs, qrels_prefs), -Z and -D 0.QID: the
+cases the live conformance generator recorded from trec_eval 10.0 and 9.0.8
+(testdata/conformance/relations), through the command line and the Python API, and the errors
+of these formats' readers."""
 
 from __future__ import annotations
 
@@ -34,19 +35,20 @@ def invocation(case_id: str, mode: str) -> tuple[list[str], bytes]:
         elif a == "RUN":
             args.append(str(folder / "run.txt"))
         else:
-            args.append(a)
+            args.append(a.replace("ZSCORES", str(folder / "zscores.txt")))
     return (["--compat", "9", *args] if mode == "9" else args), stdin
 
 
 def test_every_format_is_recorded_in_both_modes():
     formats = {load(c)["rel_format"] for c in CASE_IDS}
-    assert formats == {"qrels_jg", "prefs", "qrels_prefs"}
-    assert all(set(load(c)["expect"]) == set(MODES) for c in CASE_IDS)
-    assert any("error" in load(c)["expect"]["10"] for c in CASE_IDS)  # refusals are recorded too
+    assert formats == {"qrels_jg", "prefs", "qrels_prefs", "zscores"}
+    for rel_format in formats:
+        modes = {m for c in CASE_IDS if load(c)["rel_format"] == rel_format for m in load(c)["expect"]}
+        assert modes == set(MODES), rel_format
+    assert any("error" in load(c)["expect"].get("10", {}) for c in CASE_IDS)  # refusals are recorded too
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("case_id", CASE_IDS)
+@pytest.mark.parametrize("case_id, mode", [(c, m) for c in CASE_IDS for m in MODES if m in load(c)["expect"]])
 def test_recorded_case(case_id: str, mode: str) -> None:
     args, stdin = invocation(case_id, mode)
     outcome = run_cli(args, stdin)
@@ -85,16 +87,23 @@ def _api_arguments(args: list[str]) -> tuple[dict, bool, bool]:
             kw["max_docs"] = int(value if eq else (next(tokens) if tok == "-M" else tok[2:]))
         elif name in ("--Rel_info_format", "-R") or tok.startswith("-R"):
             kw["rel_format"] = value if eq else (next(tokens) if tok == "-R" else tok[2:])
+        elif name in ("--Zscore", "-Z") or tok.startswith("-Z"):
+            kw["zscores"] = value if eq else (next(tokens) if tok == "-Z" else tok[2:])
+        elif name in ("--Debug_level", "-D") or tok.startswith("-D"):
+            level = value if eq else (next(tokens) if tok == "-D" else tok[2:])
+            if "." in level:
+                kw["only_query"] = level.partition(".")[2]
         else:
             raise AssertionError(f"unexpected argument {tok}")
     return kw, per_query, summary
 
 
-@pytest.mark.parametrize("case_id", [c for c in CASE_IDS if "rc" in load(c)["expect"]["10"]][::3])
+@pytest.mark.parametrize("case_id", [c for c in CASE_IDS if "rc" in load(c)["expect"].get("10", {})][::3])
 def test_recorded_case_through_the_api(case_id: str) -> None:
     case = load(case_id)
-    kw, per_query, summary = _api_arguments([a for a in case["args"] if a not in ("QRELS", "RUN")])
     folder = RELATIONS / case_id
+    kw, per_query, summary = _api_arguments([a.replace("ZSCORES", str(folder / "zscores.txt"))
+                                             for a in case["args"] if a not in ("QRELS", "RUN")])
     result = Evaluator(str(folder / "qrels.txt"), **kw).evaluate(str(folder / "run.txt"))
     assert result.to_trec(per_query=per_query, summary=summary) == case["expect"]["10"]["stdout"]
 

@@ -177,6 +177,10 @@ def command(show_help: bool, show_version: bool, per_query: bool, measures: list
                     ties=ties)
     if rel_format not in (None, "qrels"):  # -R: the Evaluator's rel_format
         settings["rel_format"] = rel_format
+    if zscore is not None:  # -Z FILE: the Evaluator's zscores
+        settings["zscores"] = zscore
+    if debug is not None and _debug_query(debug):  # -D 0.QID: the Evaluator's only_query
+        settings["only_query"] = _debug_query(debug)
     thresholds = _thresholds(fail_under, settings["measures"], compat, nosummary)
     if dask is not None:  # the runs are read by the cluster's workers: trecgain.distributed
         from . import distributed  # not at start-up: only this path of the command needs it
@@ -225,14 +229,22 @@ def _prints_runid(measures: list[str], compat: str) -> bool:
 def _refuse_unsupported(debug: str | None, zscore: str | None, rel_format: str | None,
                         results_format: str | None) -> None:
     """trec_eval's options trecgain does not offer: an error saying so."""
-    if debug is not None:
-        raise TrecgainError("option -D (debug output) is not supported; use -q for per-query values")
-    if zscore is not None:
-        raise TrecgainError("option -Z (z-scores) is not supported; standardise the -q output instead")
+    if debug is not None and _debug_query(debug) is None:
+        raise TrecgainError(f"option -D {debug}: trec_eval's debug output is not reproduced (-D 0 and -D 0.QID, "
+                            "one query only, are); `trecgain explain` shows how each measure is computed")
     if rel_format is not None and rel_format not in ("qrels", "qrels_jg", "prefs", "qrels_prefs"):
         raise TrecgainError(f"option -R: the formats are qrels, qrels_jg, prefs and qrels_prefs, not '{rel_format}'")
     if results_format is not None and results_format != "trec_results":
         raise TrecgainError(f"option -T: only the 'trec_results' format is supported, not '{results_format}'")
+
+
+def _debug_query(debug: str) -> str | None:
+    """-D LEVEL[.QID] at level 0 (trec_eval reads the level with atol): QID, "" without one;
+    None at another level."""
+    level, dot, qid = debug.partition(".")
+    if level.strip("0") or (dot and not qid):
+        return None
+    return qid
 
 
 def _options(settings: dict) -> EvaluationOptions:

@@ -44,8 +44,9 @@ class Result(Record):
     (`evaluate(run, keep_values=False)`: `per_query`, `lines` and `to_dataframe` raise
     ValueError), and the run's file name when it was evaluated from one (`source`)."""
 
-    __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes", "source")
-    DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None}
+    __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes", "source",
+                 "zscores")
+    DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None, "zscores": False}
 
     def ties_decided(self, per_query: bool = False, summary: bool = True) -> int:
         """How many printed values (4 decimals) of `to_trec(per_query, summary)` would read
@@ -202,6 +203,9 @@ class Result(Record):
         per_query = check.flag(per_query, "per_query")
         summary = check.flag(summary, "summary")
         lines = [(f.name.encode(), f.kind, f.per_query, f.rule != "none", f.slots) for f in self.line_formats()]
+        if self.zscores:  # trec_eval's "Z%-22s" and %6.4f for every number, counts too
+            lines = [(b"Z" + name.ljust(22), "float", *rest) if kind not in ("tag", "chars") else
+                     (name, kind, *rest) for name, kind, *rest in lines]
         self.evaluation.write_trec(lines, per_query, summary, self.absent_queries, write)
 
     def to_trec_bytes(self, per_query: bool = False, summary: bool = True) -> bytes:
@@ -260,7 +264,8 @@ class Evaluator:
                  judged_only: bool = False, complete: bool = False, max_docs: int | None = None,
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
                  exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4,
-                 num_docs: int = 0, ties: str = "docno", rel_format: str = "qrels"):
+                 num_docs: int = 0, ties: str = "docno", rel_format: str = "qrels", zscores: Any = None,
+                 only_query: str | None = None):
         notes: list[str] = []  # for the caller to show: measures named twice, rules not trec_eval's
         parsed: list[Request] = []
 
@@ -270,7 +275,7 @@ class Evaluator:
 
         options = EvaluationOptions.checked(compat, relevance_level, judged_only, complete, max_docs, global_gains,
                                             discount, exact_ideal, fractional_grades, err_max_grade, num_docs,
-                                            ties, requests, rel_format)
+                                            ties, requests, rel_format, zscores, only_query)
         self._build(qrels, parsed, notes, options)
 
     @classmethod
@@ -348,7 +353,7 @@ class Evaluator:
         """The Result of the core's evaluation of `run` (a core Run, or what has its `source`
         and `score_is_rank`: trecgain.distributed puts an evaluation together from parts)."""
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
-                      self._notes(run, evaluation), source)
+                      self._notes(run, evaluation), source, self.options.zscores is not None)
 
     def read_run(self, run: Source | Any) -> _core.Run:
         """The run as the core holds it, with its rank column when ties="rank"."""

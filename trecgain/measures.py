@@ -261,14 +261,15 @@ class Request(Record):
 
     def to_core(self) -> tuple:
         """The tuple trecgain._core reads: kernel, cutoffs, numbers, gains, judged_only,
-        relevance level, summary."""
+        relevance level, summary, line names."""
         p = self.params
         # A measure named with its default parameters sends none: the kernel knows them, and
         # trec_eval treats such a plainly named line differently (the -c stand-in resets).
         numbers = p.numbers if p is not self.measure.default or self.measure.naming == "points" else ()
         return (self.measure.kernel or self.measure.name, list(p.cutoffs), [float(x) for x in numbers],
                 p.gains.to_core() if p.gains else None, self.judged_only,
-                None if self.relevance_level is None else float(self.relevance_level), self.measure.summary)
+                None if self.relevance_level is None else float(self.relevance_level), self.measure.summary,
+                list(self.lines))
 
 
 def rule_notes(requests: list[Request], global_gains: GainSpec | None = None, discount: Discount | None = None,

@@ -11,7 +11,7 @@ use crate::arena::Arena;
 use crate::error::{Error, Result};
 use crate::label::{judged_grades, label_ranking, only_judged, stand_in_value};
 use crate::measures::precision::Tally;
-use crate::measures::{kernel, KernelRecord, Notes, Query, Relevance};
+use crate::measures::{kernel, KernelRecord, Notes, Query, Relevance, Value};
 use crate::options::{Compat, Options, Request, Summary, Ties};
 use crate::printf::printed;
 use crate::rank::{
@@ -183,6 +183,22 @@ pub struct Measuring<'a> {
     /// Tell whether ties decided a printed value: per value slot, its line's number when the
     /// line is printed per query (`check_ties`).
     tie_lines: Option<Vec<Option<usize>>>,
+    /// With -Z: per value slot, its line's name (None: not a number, runid or relstring).
+    slot_names: Vec<Option<Vec<u8>>>,
+}
+
+/// Per value slot, the name of its line (as the requests name them), or None for a line that
+/// is no number (runid, relstring) or a request without names.
+fn slot_names(planned: &[Planned]) -> Vec<Option<Vec<u8>>> {
+    let mut names = Vec::new();
+    for p in planned {
+        let numeric = !matches!(p.kernel.value, Value::Tag | Value::Chars);
+        for i in 0..p.lines {
+            let name = p.request.lines.get(i).filter(|_| numeric);
+            names.push(name.map(|n| n.as_bytes().to_vec()));
+        }
+    }
+    names
 }
 
 impl<'a> Measuring<'a> {
@@ -195,11 +211,12 @@ impl<'a> Measuring<'a> {
         check_format(qrels, options)?;
         let (planned, width) = plan(requests, options)?;
         let grouping = Grouping::new(run, qrels);
-        let queries = grouping.evaluated(run, options)?;
+        let queries = grouping.evaluated(run, qrels, options)?;
         Ok(Measuring {
             qrels,
             run,
             options,
+            slot_names: slot_names(&planned),
             planned,
             width,
             grouping,
@@ -501,7 +518,7 @@ pub fn assemble(
     let run = no_lines(source);
     let mut grouping = Grouping::new(&run, qrels);
     grouping.in_run = row_of.iter().map(|&r| r != usize::MAX).collect();
-    let queries = grouping.evaluated(&run, options)?;
+    let queries = grouping.evaluated(&run, qrels, options)?;
     // the queries only -c brings in, measured here; with a part's failure, those before it
     let failed_at = match &failure {
         Some((qid, _)) => qrels.query(qid).unwrap_or(0),
@@ -516,6 +533,7 @@ pub fn assemble(
         qrels,
         run: &run,
         options,
+        slot_names: slot_names(&planned),
         planned,
         width,
         grouping,
@@ -710,6 +728,7 @@ impl Measuring<'_> {
             relate(q, &ranking, run, qrels, options, &mut scratch.related)?;
             let row = &mut out[i * width..(i + 1) * width];
             self.measure_ranking(q, &mut ranked, &mut scratch, &mut notes, row)?;
+            self.as_zscores(q, row);
             let Some(alt) = alt.as_deref_mut() else {
                 continue;
             };
@@ -726,8 +745,16 @@ impl Measuring<'_> {
                 label_ranking(&rows, q, run, qrels, &mut other);
             }
             self.measure_ranking(q, &mut other, &mut scratch, &mut notes, alt_row)?;
+            self.as_zscores(q, alt_row);
         }
         Ok(notes)
+    }
+
+    /// With -Z, a query's row as z-scores (before anything adds it up, as trec_eval does).
+    fn as_zscores(&self, q: usize, row: &mut [f64]) {
+        if let Some(zscores) = &self.options.zscores {
+            zscores.convert(self.qrels.qids.get(q), &self.slot_names, row);
+        }
     }
 
     /// Measures one labeled ranking of qrels query `q` (the stand-in of a query -c brings
@@ -819,6 +846,7 @@ mod tests {
             judged_only: false,
             relevance_level: None,
             summary,
+            lines: Vec::new(),
         }
     }
 

@@ -442,6 +442,7 @@ mod tests {
             judged_only: false,
             relevance_level: None,
             summary: Summary::Mean,
+            lines: Vec::new(),
         }
     }
 

@@ -15,3 +15,4 @@ pub mod rank;
 pub mod read;
 pub mod relations;
 pub mod summary;
+pub mod zscores;

@@ -159,6 +159,8 @@ pub struct Request {
     /// This measure's own relevance level, in place of -l (ir_measures' rel=).
     pub relevance_level: Option<f64>,
     pub summary: Summary,
+    /// The names of its output lines, as printed (for -Z; empty when not given).
+    pub lines: Vec<String>,
 }
 
 /// How documents with equal scores are ordered (`--ties`).
@@ -205,6 +207,10 @@ pub struct Options {
     pub ties: Ties,
     /// `-R`: the relevance format the qrels were read as.
     pub rel_format: crate::read::RelFormat,
+    /// `-Z`: the means and deviations that turn each query's values into z-scores.
+    pub zscores: Option<std::sync::Arc<crate::zscores::ZScores>>,
+    /// `-D 0.QID`: evaluate this query only.
+    pub only_query: Option<Vec<u8>>,
 }
 
 impl Default for Options {
@@ -223,6 +229,8 @@ impl Default for Options {
             num_docs: 0,
             ties: Ties::Docno,
             rel_format: crate::read::RelFormat::Qrels,
+            zscores: None,
+            only_query: None,
         }
     }
 }

@@ -47,7 +47,13 @@ impl Totals {
 
     /// The `all` value of each line, given how each is summarised.
     pub fn finish(&self, summaries: &[Summary], qrels: &Qrels, complete: bool) -> Vec<f64> {
-        let n = self.queries as f64;
+        // with -c, trec_eval divides by the number of qrels queries (all of them evaluated,
+        // unless -D 0.QID picked one)
+        let n = if complete {
+            qrels.qids.len().max(self.queries)
+        } else {
+            self.queries
+        } as f64;
         self.totals
             .iter()
             .zip(summaries)

@@ -21,6 +21,7 @@ fn request(name: &str, cutoffs: &[usize], gains: Option<GainSpec>) -> Request {
         judged_only: false,
         relevance_level: None,
         summary: Summary::Mean,
+        lines: Vec::new(),
     }
 }
 
