@@ -252,6 +252,14 @@ class Evaluator:
     query_id, doc_id, relevance (ir_measures) or qid, docno, label (PyTerrier), or an
     iterable of (qid, docno, grade) tuples or ir_measures' Qrel (trecgain.rows).
 
+    rel_format (trec_eval's -R): "qrels" (default), "qrels_jg" (judgment groups: the qrels'
+    second column names the judge), "prefs" (preference files) or "qrels_prefs" (a qrels read as
+    preferences); the qrels are then a path, '-' or an open file of that format, and the measures
+    those of the format (map_avgjg, P_avgjg, ...; prefs_simp, ..., the nicknames qrels_jg,
+    all_prefs, prefs). zscores (-Z): a file of `qid measure mean stddev` lines, or {qid: {line
+    name: (mean, stddev)}}: every value becomes a z-score. only_query (-D 0.QID): evaluate that
+    query only.
+
     Every bad argument raises TrecgainError with one line naming it (the rules: trecgain.check):
     flags are True or False, whole-number options are ints, strings are not numbers, and
     measures is one name or a non-empty list of names.

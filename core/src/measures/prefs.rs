@@ -557,3 +557,62 @@ fn recount(g: &Group, njr: usize, n: usize, keep: u64, ret: bool) -> (u64, u64) 
     }
     (ful, ful + poss)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(group: u32, subgroup: u32, level: f64, doc: u32) -> Line {
+        Line {
+            group,
+            subgroup,
+            level,
+            doc,
+            line: u64::from(doc) + 1,
+        }
+    }
+
+    #[test]
+    fn subgroups_join_and_close_under_transitivity() {
+        // documents 0, 1, 2 (numbers = docs), 0 and 2 retrieved (judged_ret 2 means numbers
+        // 0, 1 retrieved): subgroup 0 says 0 > 1, subgroup 1 says 1 > 2: closed, 0 > 2 too
+        let mut lines = vec![
+            line(0, 0, 2.0, 0),
+            line(0, 0, 1.0, 1),
+            line(0, 1, 5.0, 1),
+            line(0, 1, 4.0, 2),
+        ];
+        let docno = |d: u32| d.to_string();
+        let c = Counts::form(&mut lines, &[0, 1, 2], 2, &docno, "f").unwrap();
+        let g = &c.groups[0];
+        // 0 > 1: both retrieved, fulfilled; 1 > 2 and 0 > 2: implied, fulfilled
+        assert_eq!((g.ful_ret, g.poss_ret, g.ful_imp, g.poss_imp), (1, 1, 2, 2));
+        assert_eq!(c.counts[2], 1); // counts[0][2]: the transitive preference
+        assert_eq!((g.rel, g.rel_ret, g.nonrel), (3, 2, 0));
+    }
+
+    #[test]
+    fn a_conflict_within_a_group_is_an_error() {
+        let mut lines = vec![
+            line(0, 0, 2.0, 0),
+            line(0, 0, 1.0, 1),
+            line(0, 1, 2.0, 1),
+            line(0, 1, 1.0, 0),
+        ];
+        let docno = |d: u32| d.to_string();
+        let e = Counts::form(&mut lines, &[0, 1], 2, &docno, "f").unwrap_err();
+        assert!(e.to_string().contains("inconsistent preferences"), "{e}");
+    }
+
+    #[test]
+    fn classes_count_every_pair_of_levels() {
+        // one subgroup: levels 2 (doc 1), 1 (doc 0), 0 (doc 2); ranking 0, 1, 2 (all retrieved)
+        let mut lines = vec![line(0, 0, 1.0, 0), line(0, 0, 2.0, 1), line(0, 0, 0.0, 2)];
+        let docno = |d: u32| d.to_string();
+        let c = Counts::form(&mut lines, &[0, 1, 2], 3, &docno, "f").unwrap();
+        let g = &c.groups[0];
+        // 1 > 0 reversed by the ranking; 1 > 2 and 0 > 2 kept
+        assert_eq!((g.ful_ret, g.poss_ret), (2, 3));
+        assert_eq!((g.rel, g.nonrel, g.nonrel_ret), (2, 1, 1));
+    }
+}
