@@ -87,9 +87,7 @@ fractional levels); with their measures and nicknames (qrels_jg, all_prefs, pref
 a document judged twice in one group, or (prefs) a document at two levels in one subgroup, at
 level 0 and above 0 in one group, or preferred both ways in one group, which both programs must
 refuse (trec_eval aborts on the last).  Not generated: negative levels in preference files
-(trec_eval's prefs_avgjg_Rnonrel then reads past the end of an array); an inconsistency in a
-query trec_eval never joins with the preferences (only runid and num_q asked for): trecgain
-always refuses it.
+(trec_eval's prefs_avgjg_Rnonrel then reads past the end of an array).
 
 This is a script, not a pytest module (pytest collects test_*.py only).
 """
@@ -875,8 +873,6 @@ def constraint_violation(col: Collection) -> str | None:
     both = col.qrels_qids() & run_qids
     if not ({_spec(g).split(".")[0] for g in col.measures} - RANKING_FREE):
         both = set()  # trec_eval never joins the files: it notices no duplicate
-        if col.rel_format in ("prefs", "qrels_prefs") and any(ln.docno.startswith(BAD) for ln in col.qrels):
-            return "an inconsistent preference or duplicate in a query trec_eval never joins"
     seen: set[tuple[str, str]] = set()
     for ln in col.qrels:
         if ln.kind == "data":

@@ -185,6 +185,18 @@ pub struct Measuring<'a> {
     tie_lines: Option<Vec<Option<usize>>>,
     /// With -Z: per value slot, its line's name (None: not a number, runid or relstring).
     slot_names: Vec<Option<Vec<u8>>>,
+    /// Some measure reads the judgment groups or preferences: each query is joined with them.
+    relates: bool,
+}
+
+/// Whether some planned measure reads judgment groups or preferences.
+fn relates(planned: &[Planned]) -> bool {
+    planned.iter().any(|p| {
+        matches!(
+            p.kernel.relevance,
+            Relevance::Groups | Relevance::Preferences
+        )
+    })
 }
 
 /// Per value slot, the name of its line (as the requests name them), or None for a line that
@@ -217,6 +229,7 @@ impl<'a> Measuring<'a> {
             run,
             options,
             slot_names: slot_names(&planned),
+            relates: relates(&planned),
             planned,
             width,
             grouping,
@@ -534,6 +547,7 @@ pub fn assemble(
         run: &run,
         options,
         slot_names: slot_names(&planned),
+        relates: relates(&planned),
         planned,
         width,
         grouping,
@@ -719,13 +733,16 @@ impl Measuring<'_> {
             if checked && !cut_tie {
                 reverse_ties(&rows, &ranked, run, options.compat, &mut other);
             }
-            let stand_in = !grouping.in_run[q] && options.empty_ok && options.max_docs != Some(0);
-            let ranking = Ranking {
-                ranked: &rows,
-                lines: grouping.lines(q),
-                stand_in,
-            };
-            relate(q, &ranking, run, qrels, options, &mut scratch.related)?;
+            if self.relates {
+                let stand_in =
+                    !grouping.in_run[q] && options.empty_ok && options.max_docs != Some(0);
+                let ranking = Ranking {
+                    ranked: &rows,
+                    lines: grouping.lines(q),
+                    stand_in,
+                };
+                relate(q, &ranking, run, qrels, options, &mut scratch.related)?;
+            }
             let row = &mut out[i * width..(i + 1) * width];
             self.measure_ranking(q, &mut ranked, &mut scratch, &mut notes, row)?;
             self.as_zscores(q, row);

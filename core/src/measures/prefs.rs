@@ -72,6 +72,18 @@ pub struct Counts {
     /// `counts[i * judged + j]`: how many groups prefer document i to document j (trec_eval's
     /// unsigned short: wraps at 65536).
     pub counts: Vec<u16>,
+    /// The prefs_pair sums, computed once when a pair measure first asks.
+    pair_sums: std::cell::OnceCell<PairSums>,
+}
+
+/// prefs_pair's sums over the pairs some group orders: the shares added in trec_eval's order
+/// over the pairs of two retrieved documents (`ret`), continued over those of exactly one
+/// (`imp`), and the number of pairs of each kind (both retrieved, one, neither).
+#[derive(Debug, Clone, Copy)]
+struct PairSums {
+    ret: f64,
+    imp: f64,
+    pairs: [u64; 3],
 }
 
 /// One preference line of a query, as `Counts::form` takes it.
@@ -114,6 +126,7 @@ impl Counts {
             judged,
             judged_ret,
             counts: vec![0; judged * judged],
+            pair_sums: std::cell::OnceCell::new(),
         };
         let mut start = 0;
         while start < lines.len() {
@@ -261,45 +274,56 @@ impl Counts {
         Ok(g)
     }
 
-    /// Pairs preferred by some group, over each pair's count of groups: (sum over pairs of the
-    /// share of groups that the ranking agrees with, number of pairs), over the pairs whose
-    /// documents are both retrieved, exactly one of them, or neither, as asked.
-    fn pairs(&self, ret_ret: bool, ret_not: bool, not_not: bool) -> (f64, u64) {
-        let (n, njr) = (self.judged, self.judged_ret);
-        let c = |i: usize, j: usize| self.counts[i * n + j];
-        let (mut sum, mut pairs) = (0.0, 0u64);
-        let mut add = |i: usize, j: usize, share: bool| {
-            let (a, b) = (c(i, j), c(j, i));
-            if a != 0 || b != 0 {
-                pairs += 1;
-                if share {
-                    sum += f64::from(a) / (f64::from(a) + f64::from(b));
-                }
-            }
-        };
-        if ret_ret {
-            for i in 0..njr {
-                for j in i + 1..njr {
-                    add(i, j, true);
-                }
-            }
-        }
-        if ret_not {
-            for i in 0..njr {
-                for j in njr..n {
-                    add(i, j, true);
-                }
-            }
-        }
-        if not_not {
-            for i in njr..n {
+    /// prefs_pair's sums (see `PairSums`), in one pass over the counts and their transpose.
+    fn pair_sums(&self) -> PairSums {
+        *self.pair_sums.get_or_init(|| {
+            let (n, njr) = (self.judged, self.judged_ret);
+            let back = transpose(&self.counts, n);
+            let (mut ret, mut pairs) = (0.0, [0u64; 3]);
+            for i in 0..n {
+                let (row, back_row) = (&self.counts[i * n..(i + 1) * n], &back[i * n..(i + 1) * n]);
                 for j in i + 1..n {
-                    add(i, j, false);
+                    let (a, b) = (row[j], back_row[j]);
+                    if a == 0 && b == 0 {
+                        continue;
+                    }
+                    let kind = usize::from(j >= njr) + usize::from(i >= njr);
+                    pairs[kind] += 1;
+                    if kind == 0 {
+                        ret += f64::from(a) / (f64::from(a) + f64::from(b));
+                    }
+                }
+            }
+            // trec_eval adds the pairs of one retrieved document after all of two, row by row
+            let mut imp = ret;
+            for i in 0..njr.min(n) {
+                let (row, back_row) = (&self.counts[i * n..(i + 1) * n], &back[i * n..(i + 1) * n]);
+                for j in njr..n {
+                    let (a, b) = (row[j], back_row[j]);
+                    if a != 0 || b != 0 {
+                        imp += f64::from(a) / (f64::from(a) + f64::from(b));
+                    }
+                }
+            }
+            PairSums { ret, imp, pairs }
+        })
+    }
+}
+
+/// The transpose of an n x n matrix, in blocks (a cache-friendly copy).
+fn transpose(m: &[u16], n: usize) -> Vec<u16> {
+    const B: usize = 64;
+    let mut t = vec![0u16; m.len()];
+    for bi in (0..n).step_by(B) {
+        for bj in (0..n).step_by(B) {
+            for i in bi..(bi + B).min(n) {
+                for j in bj..(bj + B).min(n) {
+                    t[j * n + i] = m[i * n + j];
                 }
             }
         }
-        (sum, pairs)
     }
+    t
 }
 
 /// Adds preference r1 > r2 to a group's tallies (both retrieved, one, or neither).
@@ -339,15 +363,11 @@ fn close(bits: &mut [u64], n: usize, words: usize) {
 }
 
 /// A query without preferences counted (trec_eval 9.x's rule for a query -c brings in).
-static NONE: Counts = Counts {
-    groups: Vec::new(),
-    judged: 0,
-    judged_ret: 0,
-    counts: Vec::new(),
-};
-
 fn counts_of<'q>(q: &Query<'q>) -> Result<&'q Counts> {
-    Ok(q.prefs.unwrap_or(&NONE))
+    thread_local! {
+        static NONE: &'static Counts = Box::leak(Box::default());
+    }
+    Ok(q.prefs.unwrap_or_else(|| NONE.with(|none| *none)))
 }
 
 /// Per group: (fulfilled, possible) with the kinds of pairs a measure counts.
@@ -431,13 +451,13 @@ kernel!(
     simp_imp, |c| { let (f, p) = sums(c, true, false); ratio(f, p) });
 kernel!(
     /// Per pair of documents, the share of groups the ranking agrees with, averaged.
-    pair, |c| { let (s, n) = c.pairs(true, true, true); ratio_f(s, n) });
+    pair, |c| { let p = c.pair_sums(); ratio_f(p.imp, p.pairs.iter().sum()) });
 kernel!(
     /// prefs_pair over pairs of retrieved documents.
-    pair_ret, |c| { let (s, n) = c.pairs(true, false, false); ratio_f(s, n) });
+    pair_ret, |c| { let p = c.pair_sums(); ratio_f(p.ret, p.pairs[0]) });
 kernel!(
     /// prefs_pair over pairs with at least one retrieved document.
-    pair_imp, |c| { let (s, n) = c.pairs(true, true, false); ratio_f(s, n) });
+    pair_imp, |c| { let p = c.pair_sums(); ratio_f(p.imp, p.pairs[0] + p.pairs[1]) });
 kernel!(
     /// Per group fulfilled over possible, averaged over groups.
     avgjg, |c| per_group(c, true, true));
