@@ -200,3 +200,54 @@ def test_runid_and_num_q_read_any_format(tmp_path):
     (tmp_path / "r").write_text(QUICK_RUN)
     result = Evaluator(str(tmp_path / "p"), ["runid", "num_q"], rel_format="prefs").evaluate(str(tmp_path / "r"))
     assert result.aggregate == {"runid": "r", "num_q": 1}
+
+
+EXAMPLE = [str(ROOT / "testdata/example/qrels.txt"), str(ROOT / "testdata/example/run.txt")]
+
+
+def test_zscores_from_a_mapping_and_what_is_missing():
+    plain = Evaluator(EXAMPLE[0], ["map", "P.5", "num_ret"]).evaluate(EXAMPLE[1])
+    qids = plain.qids
+    table = {qids[0]: {"map": (0.25, 0.5), "P_5": (0.2, 0.0), "num_ret": (10, 2)}}
+    result = Evaluator(EXAMPLE[0], ["map", "P.5", "num_ret"], zscores=table).evaluate(EXAMPLE[1])
+    first = result.per_query[qids[0]]
+    assert first["map"] == (plain.per_query[qids[0]]["map"] - 0.25) / 0.5
+    want_p5 = 0.0 if plain.per_query[qids[0]]["P_5"] == 0.2 else -1000000.0  # deviation 0
+    assert first["P_5"] == want_p5
+    for qid in qids[1:]:  # queries the table lacks
+        assert set(result.per_query[qid].values()) == {-1000000.0}
+    text = result.to_trec(per_query=True)
+    assert text.startswith("Znum_ret               \t") and "\tall\t" in text
+    assert all(line.startswith("Z") for line in text.splitlines())
+
+
+def test_zscores_file_errors(tmp_path):
+    bad = tmp_path / "z"
+    bad.write_text("q1 map 0.5\n")
+    with pytest.raises(TrecgainError, match=r"z:1: malformed zscores line: 3 fields"):
+        Evaluator(EXAMPLE[0], ["map"], zscores=str(bad))
+    bad.write_text("# fine\nq1 map 0.5 high\n")
+    with pytest.raises(TrecgainError, match=r"z:2: 'high' is not a number"):
+        Evaluator(EXAMPLE[0], ["map"], zscores=str(bad))
+
+
+def test_only_query_evaluates_one_query():
+    plain = Evaluator(EXAMPLE[0], ["map", "num_q"]).evaluate(EXAMPLE[1])
+    qid = plain.qids[1]
+    one = Evaluator(EXAMPLE[0], ["map", "num_q"], only_query=qid).evaluate(EXAMPLE[1])
+    assert one.qids == [qid] and one.aggregate["num_q"] == 1
+    assert one.aggregate["map"] == plain.per_query[qid]["map"]
+    with pytest.raises(TrecgainError, match="no such query"):
+        Evaluator(EXAMPLE[0], ["map"], only_query="nosuch", complete=True).evaluate(EXAMPLE[1])
+
+
+@pytest.mark.parametrize("debug, ok", [("0", True), ("00", True), ("0.x", True), ("1", False), ("3.q", False),
+                                       ("0.", False)])
+def test_debug_levels(debug, ok):
+    outcome = run_cli(["-D", debug, "-m", "map", *EXAMPLE])
+    if ok and debug != "0.x":
+        assert outcome.rc == 0
+    elif ok:  # 0.x: a query the files lack
+        assert outcome.rc != 0 and outcome.stdout == b"" and "no query" in outcome.stderr
+    else:
+        assert outcome.rc != 0 and outcome.stdout == b"" and "trecgain explain" in outcome.stderr

@@ -102,9 +102,10 @@ def _zscore_key(value: object) -> bytes:
 
 def _zscore_pair(value: object, qid: object, measure: object) -> tuple[float, float]:
     pair = tuple(value) if isinstance(value, (tuple, list)) else ()
-    if len(pair) != 2 or not all(check.real(x) is not None for x in pair):
+    numbers = [check.real(x) if check.integer(x) is None else float(check.integer(x)) for x in pair]  # type: ignore[arg-type]
+    if len(numbers) != 2 or any(x is None for x in numbers):
         raise TrecgainError(f"zscores[{show(qid)}][{show(measure)}] must be (mean, stddev), not {show(value)}")
-    return float(pair[0]), float(pair[1])
+    return numbers[0], numbers[1]  # type: ignore[return-value]
 
 
 def read_run(source: Source, ranks: bool = False) -> _core.Run:
