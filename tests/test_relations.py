@@ -251,3 +251,16 @@ def test_debug_levels(debug, ok):
         assert outcome.rc != 0 and outcome.stdout == b"" and "no query" in outcome.stderr
     else:
         assert outcome.rc != 0 and outcome.stdout == b"" and "trecgain explain" in outcome.stderr
+
+
+def test_jobs_and_formats_read_the_other_formats(tmp_path):
+    """-j workers and --format json get the same -R, -Z and -D as one process."""
+    (tmp_path / "p").write_text(QUICK_PREFS)
+    (tmp_path / "r1").write_text(QUICK_RUN)
+    (tmp_path / "r2").write_text(QUICK_RUN.replace(" r\n", " s\n").replace("q1 Q0 c 2 2", "q1 Q0 c 2 4"))
+    args = ["-q", "-R", "prefs", "-m", "all_prefs", str(tmp_path / "p")]
+    one = [run_cli([*args, str(tmp_path / name)]).stdout for name in ("r1", "r2")]
+    both = run_cli(["-j", "2", *args, str(tmp_path / "r1"), str(tmp_path / "r2")])
+    assert both.rc == 0 and all(chunk in both.stdout for chunk in one) and one[0] != one[1]
+    as_json = json.loads(run_cli(["--format", "json", *args, str(tmp_path / "r1")]).stdout)
+    assert as_json["runs"][0]["aggregate"]["prefs_simp"] == 0.5
