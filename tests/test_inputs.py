@@ -113,7 +113,7 @@ def test_missing_files(tmp_path):
     (["-R", "qrels_jg"], "-R"),
     (["-T", "trec_results_plus"], "-T"),
     (["-D", "1"], "-D"),
-    (["-Z", "zfile"], "-Z"),
+    (["-Z", "zfile"], "zfile: cannot read"),
     (["-x"], "-x"),
     (["--compat", "8"], "compat"),
 ])
