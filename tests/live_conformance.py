@@ -52,9 +52,9 @@ the corpus expectations were recorded on (testdata/conformance/README.md):
 * A query whose judgments are all negative, when trec_eval evaluates it (in both files, or
   any qrels query with -c): trec_eval fails or reads a stale buffer.  Not generated (such
   queries appear only in the qrels, without -c).
-* A document judged or retrieved twice: trec_eval notices only in queries it evaluates, only
-  when a measure looks at the ranking (not with runid and num_q alone) and, for the run, only
-  within the first -M documents; trecgain always refuses.  Duplicates are generated only in
+* A document judged or retrieved twice: trec_eval notices only in queries it evaluates (with
+  -D 0.QID, that one), only when a measure looks at the ranking (not with runid and num_q
+  alone) and, for the run, only within the first -M documents; trecgain always refuses.  Duplicates are generated only in
   queries of both files, with such a measure, and duplicate retrievals only without -M.
 * Scores and grades that are not numbers (high, 1e, inf, nan, hex), a lone CR, NUL bytes,
   identifiers over 1024 bytes, grades in the millions, -M 0 or negative -l: trec_eval reads
@@ -358,6 +358,14 @@ class Collection:
             if tok.startswith("-M") or tok.startswith("--Max_retrieved_per_topic"):
                 out.add("M")
         return out
+
+    def only_query(self) -> str | None:
+        """The QID of -D 0.QID, if given."""
+        for group in self.options:
+            text = group[-1] if group[0] == "-D" else group[0][2:] if group[0].startswith("-D") else ""
+            if "." in text:
+                return text.partition(".")[2]
+        return None
 
     def run_qids(self) -> set[str]:
         return {line.qid for line in self.run if line.kind in ("data", "malformed")}
@@ -871,6 +879,9 @@ def constraint_violation(col: Collection) -> str | None:
     if len({name for name, _ in shared}) > 1 and any(dot for _, dot in shared):
         return "two of dcg, ideal_dcg, ndcg with a gain string (trec_eval 10.0 shares them, then aborts)"
     both = col.qrels_qids() & run_qids
+    selected = col.only_query()
+    if selected is not None:  # -D 0.QID: trec_eval joins that query only
+        both &= {selected}
     if not ({_spec(g).split(".")[0] for g in col.measures} - RANKING_FREE):
         both = set()  # trec_eval never joins the files: it notices no duplicate
     seen: set[tuple[str, str]] = set()
