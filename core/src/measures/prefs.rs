@@ -72,6 +72,8 @@ pub struct Counts {
     /// `counts[i * judged + j]`: how many groups prefer document i to document j (trec_eval's
     /// unsigned short: wraps at 65536).
     pub counts: Vec<u16>,
+    /// The pairs some group orders, as `min << 32 | max` of their numbers (repeats allowed).
+    touched: Vec<u64>,
     /// The prefs_pair sums, computed once when a pair measure first asks.
     pair_sums: std::cell::OnceCell<PairSums>,
 }
@@ -126,6 +128,7 @@ impl Counts {
             judged,
             judged_ret,
             counts: vec![0; judged * judged],
+            touched: Vec::new(),
             pair_sums: std::cell::OnceCell::new(),
         };
         let mut start = 0;
@@ -161,7 +164,7 @@ impl Counts {
                 _ => classes.push((l.level, i..i + 1)),
             }
         }
-        let (n, njr) = (self.judged, self.judged_ret as u32);
+        let njr = self.judged_ret as u32;
         let mut g = Group::default();
         for (c1, (level, range)) in classes.iter().enumerate() {
             let members = &ranks[range.clone()];
@@ -176,8 +179,7 @@ impl Counts {
             for (_, lower) in &classes[c1 + 1..] {
                 for (k1, &r1) in members.iter().enumerate() {
                     for (k2, &r2) in ranks[lower.clone()].iter().enumerate() {
-                        let cell = &mut self.counts[r1 as usize * n + r2 as usize];
-                        *cell = cell.wrapping_add(1);
+                        self.prefer(r1 as usize, r2 as usize);
                         if r1 == r2 {
                             let line = lines[range.start + k1]
                                 .line
@@ -262,8 +264,7 @@ impl Counts {
         for i in 0..n {
             for j in 0..n {
                 if i != j && Form::prefers(&bits, words, i, j) {
-                    let cell = &mut self.counts[i * n + j];
-                    *cell = cell.wrapping_add(1);
+                    self.prefer(i, j);
                     count_pair(&mut g, i as u32, j as u32, njr as u32);
                 }
             }
@@ -274,56 +275,49 @@ impl Counts {
         Ok(g)
     }
 
-    /// prefs_pair's sums (see `PairSums`), in one pass over the counts and their transpose.
+    /// One more group prefers document i to document j.
+    fn prefer(&mut self, i: usize, j: usize) {
+        let cell = &mut self.counts[i * self.judged + j];
+        *cell = cell.wrapping_add(1);
+        let (lo, hi) = (i.min(j) as u64, i.max(j) as u64);
+        self.touched.push(lo << 32 | hi);
+    }
+
+    /// prefs_pair's sums (see `PairSums`): the ordered pairs in trec_eval's order (row by row),
+    /// those of two retrieved documents first, then those of one.
     fn pair_sums(&self) -> PairSums {
         *self.pair_sums.get_or_init(|| {
             let (n, njr) = (self.judged, self.judged_ret);
-            let back = transpose(&self.counts, n);
+            let mut keys = self.touched.clone();
+            keys.sort_unstable();
+            keys.dedup();
+            let cells = |key: u64| {
+                let (i, j) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
+                (i, j, self.counts[i * n + j], self.counts[j * n + i])
+            };
+            let share = |a: u16, b: u16| f64::from(a) / (f64::from(a) + f64::from(b));
             let (mut ret, mut pairs) = (0.0, [0u64; 3]);
-            for i in 0..n {
-                let (row, back_row) = (&self.counts[i * n..(i + 1) * n], &back[i * n..(i + 1) * n]);
-                for j in i + 1..n {
-                    let (a, b) = (row[j], back_row[j]);
-                    if a == 0 && b == 0 {
-                        continue;
-                    }
-                    let kind = usize::from(j >= njr) + usize::from(i >= njr);
-                    pairs[kind] += 1;
-                    if kind == 0 {
-                        ret += f64::from(a) / (f64::from(a) + f64::from(b));
-                    }
+            for &key in &keys {
+                let (i, j, a, b) = cells(key);
+                if a == 0 && b == 0 {
+                    continue; // counted 65536 times: wrapped to 0, as trec_eval's counter does
+                }
+                let kind = usize::from(j >= njr) + usize::from(i >= njr);
+                pairs[kind] += 1;
+                if kind == 0 {
+                    ret += share(a, b);
                 }
             }
-            // trec_eval adds the pairs of one retrieved document after all of two, row by row
             let mut imp = ret;
-            for i in 0..njr.min(n) {
-                let (row, back_row) = (&self.counts[i * n..(i + 1) * n], &back[i * n..(i + 1) * n]);
-                for j in njr..n {
-                    let (a, b) = (row[j], back_row[j]);
-                    if a != 0 || b != 0 {
-                        imp += f64::from(a) / (f64::from(a) + f64::from(b));
-                    }
+            for &key in &keys {
+                let (i, j, a, b) = cells(key);
+                if i < njr && j >= njr && (a != 0 || b != 0) {
+                    imp += share(a, b);
                 }
             }
             PairSums { ret, imp, pairs }
         })
     }
-}
-
-/// The transpose of an n x n matrix, in blocks (a cache-friendly copy).
-fn transpose(m: &[u16], n: usize) -> Vec<u16> {
-    const B: usize = 64;
-    let mut t = vec![0u16; m.len()];
-    for bi in (0..n).step_by(B) {
-        for bj in (0..n).step_by(B) {
-            for i in bi..(bi + B).min(n) {
-                for j in bj..(bj + B).min(n) {
-                    t[j * n + i] = m[i * n + j];
-                }
-            }
-        }
-    }
-    t
 }
 
 /// Adds preference r1 > r2 to a group's tallies (both retrieved, one, or neither).
