@@ -69,10 +69,10 @@ pub struct Counts {
     /// Documents the preferences name, and how many of them are retrieved.
     pub judged: usize,
     pub judged_ret: usize,
-    /// `counts[i * judged + j]`: how many groups prefer document i to document j (trec_eval's
-    /// unsigned short: wraps at 65536).
-    pub counts: Vec<u16>,
-    /// The pairs some group orders, as `min << 32 | max` of their numbers (repeats allowed).
+    /// Per pair i < j, at `pairs[i * judged + j]`: how many groups prefer i to j, and j to i
+    /// (trec_eval's unsigned shorts: they wrap at 65536).
+    pairs: Vec<[u16; 2]>,
+    /// The pairs some group orders: bit `max` of row `min` (rows of `judged.div_ceil(64)` words).
     touched: Vec<u64>,
     /// The prefs_pair sums, computed once when a pair measure first asks.
     pair_sums: std::cell::OnceCell<PairSums>,
@@ -127,8 +127,8 @@ impl Counts {
             groups: Vec::new(),
             judged,
             judged_ret,
-            counts: vec![0; judged * judged],
-            touched: Vec::new(),
+            pairs: vec![[0, 0]; judged * judged],
+            touched: vec![0; judged * judged.div_ceil(64)],
             pair_sums: std::cell::OnceCell::new(),
         };
         let mut start = 0;
@@ -277,10 +277,28 @@ impl Counts {
 
     /// One more group prefers document i to document j.
     fn prefer(&mut self, i: usize, j: usize) {
-        let cell = &mut self.counts[i * self.judged + j];
+        let (lo, hi) = (i.min(j), i.max(j));
+        let cell = &mut self.pairs[lo * self.judged + hi][usize::from(i > j)];
         *cell = cell.wrapping_add(1);
-        let (lo, hi) = (i.min(j) as u64, i.max(j) as u64);
-        self.touched.push(lo << 32 | hi);
+        self.touched[lo * self.judged.div_ceil(64) + hi / 64] |= 1 << (hi % 64);
+    }
+
+    /// The pairs some group orders, (i, j) with i < j, in row order.
+    fn ordered_pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let words = self.judged.div_ceil(64);
+        (0..self.judged).flat_map(move |i| {
+            let row = &self.touched[i * words..(i + 1) * words];
+            row.iter().enumerate().flat_map(move |(w, &bits)| {
+                let mut rest = bits;
+                std::iter::from_fn(move || {
+                    (rest != 0).then(|| {
+                        let bit = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        (i, w * 64 + bit)
+                    })
+                })
+            })
+        })
     }
 
     /// prefs_pair's sums (see `PairSums`): the ordered pairs in trec_eval's order (row by row),
@@ -288,17 +306,14 @@ impl Counts {
     fn pair_sums(&self) -> PairSums {
         *self.pair_sums.get_or_init(|| {
             let (n, njr) = (self.judged, self.judged_ret);
-            let mut keys = self.touched.clone();
-            keys.sort_unstable();
-            keys.dedup();
-            let cells = |key: u64| {
-                let (i, j) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
-                (i, j, self.counts[i * n + j], self.counts[j * n + i])
+            let cells = |i: usize, j: usize| {
+                let [a, b] = self.pairs[i * n + j];
+                (a, b)
             };
             let share = |a: u16, b: u16| f64::from(a) / (f64::from(a) + f64::from(b));
             let (mut ret, mut pairs) = (0.0, [0u64; 3]);
-            for &key in &keys {
-                let (i, j, a, b) = cells(key);
+            for (i, j) in self.ordered_pairs() {
+                let (a, b) = cells(i, j);
                 if a == 0 && b == 0 {
                     continue; // counted 65536 times: wrapped to 0, as trec_eval's counter does
                 }
@@ -309,9 +324,9 @@ impl Counts {
                 }
             }
             let mut imp = ret;
-            for &key in &keys {
-                let (i, j, a, b) = cells(key);
-                if i < njr && j >= njr && (a != 0 || b != 0) {
+            for (i, j) in self.ordered_pairs().take_while(|&(i, _)| i < njr) {
+                let (a, b) = cells(i, j);
+                if j >= njr && (a != 0 || b != 0) {
                     imp += share(a, b);
                 }
             }
@@ -601,7 +616,7 @@ mod tests {
         let g = &c.groups[0];
         // 0 > 1: both retrieved, fulfilled; 1 > 2 and 0 > 2: implied, fulfilled
         assert_eq!((g.ful_ret, g.poss_ret, g.ful_imp, g.poss_imp), (1, 1, 2, 2));
-        assert_eq!(c.counts[2], 1); // counts[0][2]: the transitive preference
+        assert_eq!(c.pairs[2], [1, 0]); // 0 > 2: the transitive preference
         assert_eq!((g.rel, g.rel_ret, g.nonrel), (3, 2, 0));
     }
 
