@@ -441,6 +441,38 @@ def w_lines20m(ctx: Context) -> Setup:
     return Setup(tools, _files_note(f20, f5), judge=judge, lines=lines)
 
 
+def relevance_files(ctx: Context, rel_format: str, judgments: int = 50_000) -> Files:
+    """The 100K-line run's qrels as a file of another -R format, its first `judgments` lines
+    (cached beside the shape): qrels_jg with two judgment groups (alternate lines); prefs with
+    two groups of one subgroup each, the grade as the level."""
+    base = ctx.shape("gen_one")
+    target = ctx.data_dir / f"gen_one.{rel_format}{judgments // 1000}k.txt"
+    if not target.exists():
+        out = []
+        with open(base.qrels, encoding="utf-8") as f:
+            for i, line in enumerate(f):
+                if i >= judgments:
+                    break
+                qid, _, docno, grade = line.split()
+                group = f"u{i % 2}"
+                out.append(f"{qid} {group} s {docno} {grade}\n" if rel_format == "prefs" else
+                           f"{qid} {group} {docno} {grade}\n")
+        partial = target.with_name(target.name + ".part")
+        partial.write_text("".join(out), encoding="utf-8")
+        partial.replace(target)
+    lines = min(judgments, base.qrels_lines)
+    return Files(target, base.run, base.run_lines, lines, f"{base.description}, its first {lines:,} judgments "
+                 f"as -R {rel_format} (two judgment groups)")
+
+
+def w_relevance(rel_format: str, measure: str) -> Callable[[Context], Setup]:
+    def setup(ctx: Context) -> Setup:
+        files = relevance_files(ctx, rel_format)
+        opts = ("-R", rel_format, "-m", measure)
+        return Setup([ctx.tg(files, *opts), ctx.te(files, *opts)], _files_note(files))
+    return setup
+
+
 def w_version(ctx: Context) -> Setup:
     return Setup([Tool("trecgain", [*ctx.trecgain, "--version"]),
                   Tool("python -c 'import click'", [ctx.python, "-c", "import click"])], "none",
@@ -486,6 +518,10 @@ WORKLOADS: list[Workload] = [
     Workload("lines20m", "20M lines, `-m ndcg_cut.10` (vs 5M lines in the same formats)",
              f"linear in size (s per M lines at 20M <= {LINEAR_TOLERANCE}x at 5M), memory <= trec_eval",
              None, None, True, True, w_lines20m),
+    Workload("prefs100k", "a preference file of 50K judgments, the 100K-line run, `-R prefs -m all_prefs`",
+             "<= 0.7x", 0.7, None, False, True, w_relevance("prefs", "all_prefs")),
+    Workload("qrels_jg100k", "multi-judge qrels of 50K judgments, the 100K-line run, `-R qrels_jg -m qrels_jg`",
+             "<= 0.7x", 0.7, None, False, True, w_relevance("qrels_jg", "qrels_jg")),
     Workload("version", "`trecgain --version`", "within 1.3x of a bare `python -c 'import click'`", 1.3, None,
              False, False, w_version),
 ]

@@ -32,10 +32,7 @@ pub(crate) fn py_explain<'py>(
     explanation_dict(py, &explained.map_err(|e| to_py(py, e))?)
 }
 
-fn explanation_dict<'py>(
-    py: Python<'py>,
-    e: &Explanation,
-) -> PyResult<Bound<'py, PyDict>> {
+fn explanation_dict<'py>(py: Python<'py>, e: &Explanation) -> PyResult<Bound<'py, PyDict>> {
     let rows = PyList::empty(py);
     for row in &e.rows {
         let d = PyDict::new(py);

@@ -12,10 +12,11 @@ use pyo3::types::{PyBytes, PyList};
 
 use trecgain_core::error::Error;
 use trecgain_core::read::{
-    read_qrels, read_qrels_path, read_run_path, read_run_with, Input, Judgments, Qrels,
-    ReadOptions, Results, Run,
+    read_relevance_path, read_relevance_with, read_run_path, read_run_with, Input, Judgments,
+    Qrels, ReadOptions, Results, Run,
 };
 
+use crate::options::rel_format;
 use crate::readers::{input, strerror};
 use crate::{dicts, rows, to_py, tuples};
 
@@ -26,18 +27,23 @@ pub(crate) struct PyQrels {
 
 #[pymethods]
 impl PyQrels {
-    /// Reads a qrels file from a path or a binary file object.
+    /// Reads a qrels file (or one of `-R`'s other formats) from a path or a binary file object.
     #[staticmethod]
+    #[pyo3(signature = (source, name, fractional, format = "qrels"))]
     fn read(
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
         name: String,
         fractional: bool,
+        format: &str,
     ) -> PyResult<Self> {
+        let format = rel_format(format)?;
         let qrels = match source.extract::<String>() {
             // a path: read without the interpreter, so another thread can read the run meanwhile
-            Ok(path) => py.allow_threads(|| read_qrels_path(&path, fractional)),
-            Err(_) => input(source, name)?.and_then(|input| read_qrels(input, fractional)),
+            Ok(path) => py.allow_threads(|| read_relevance_path(&path, fractional, format)),
+            Err(_) => input(source, name)?.and_then(|input| {
+                read_relevance_with(input, fractional, format, &ReadOptions::default())
+            }),
         };
         Ok(PyQrels {
             inner: Arc::new(qrels.map_err(|e| to_py(py, e))?),

@@ -10,7 +10,7 @@ use trecgain_core::options::Summary;
 /// when the registry is first imported).
 #[pyfunction]
 pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
-    use trecgain_core::measures::{Explain, Naming, ParamKind, Value, KERNELS};
+    use trecgain_core::measures::{Explain, Naming, ParamKind, Relevance, Value, KERNELS};
     let out = PyList::empty(py);
     for k in KERNELS {
         let d = PyDict::new(py);
@@ -71,6 +71,13 @@ pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("ir_params", k.ir_params.to_vec())?;
         d.set_item("default_cutoffs", k.default_cutoffs.to_vec())?;
         d.set_item("default_numbers", k.default_numbers.to_vec())?;
+        let relevance = match k.relevance {
+            Relevance::Any => "any",
+            Relevance::Grades => "qrels",
+            Relevance::Groups => "qrels_jg",
+            Relevance::Preferences => "prefs",
+        };
+        d.set_item("relevance", relevance)?;
         out.append(d)?;
     }
     Ok(out)

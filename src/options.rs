@@ -1,6 +1,8 @@
 //! The options and measure requests from Python (trecgain.options.EvaluationOptions, read by
 //! field name; the requests' tuples) as the core's types, parsed strictly.
 
+use std::sync::Arc;
+
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -8,6 +10,8 @@ use pyo3::types::PyBytes;
 use trecgain_core::options::{
     Base, Compat, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary, Ties,
 };
+use trecgain_core::read::RelFormat;
+use trecgain_core::zscores::ZScores;
 
 type SpecTuple = (String, Vec<(Option<i64>, f64)>, String, bool);
 pub(crate) type RequestTuple = (
@@ -18,6 +22,7 @@ pub(crate) type RequestTuple = (
     bool,
     Option<f64>,
     String,
+    Vec<String>,
 );
 
 fn gain_spec((text, pairs, scheme, exact_ideal): SpecTuple) -> PyResult<GainSpec> {
@@ -44,7 +49,7 @@ fn gain_spec((text, pairs, scheme, exact_ideal): SpecTuple) -> PyResult<GainSpec
 }
 
 pub(crate) fn request(
-    (kernel, cutoffs, params, gains, judged_only, relevance_level, summary): RequestTuple,
+    (kernel, cutoffs, params, gains, judged_only, relevance_level, summary, lines): RequestTuple,
 ) -> PyResult<Request> {
     let summary = match summary.as_str() {
         "mean" => Summary::Mean,
@@ -64,6 +69,7 @@ pub(crate) fn request(
         judged_only,
         relevance_level,
         summary,
+        lines,
     })
 }
 
@@ -164,5 +170,23 @@ pub(crate) fn core_options(value: &Bound<'_, PyAny>) -> PyResult<Options> {
             "reversed" => Ties::Reversed,
             other => return Err(PyValueError::new_err(format!("no tie rule '{other}'"))),
         },
+        rel_format: rel_format(&field::<String>(value, "rel_format")?)?,
+        zscores: zscores(&value.getattr("zscores")?)?,
+        only_query: field::<Option<Vec<u8>>>(value, "only_query")?,
     })
+}
+
+/// -Z's table (EvaluationOptions.zscores): None, or (qid, line name, mean, deviation) rows.
+fn zscores(value: &Bound<'_, PyAny>) -> PyResult<Option<Arc<ZScores>>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    let rows: Vec<(Vec<u8>, Vec<u8>, f64, f64)> = value.extract()?;
+    Ok(Some(Arc::new(ZScores::new(rows))))
+}
+
+/// An `-R` format by name (EvaluationOptions.rel_format).
+pub(crate) fn rel_format(name: &str) -> PyResult<RelFormat> {
+    RelFormat::named(name)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown relevance format '{name}'")))
 }

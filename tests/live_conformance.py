@@ -52,9 +52,9 @@ the corpus expectations were recorded on (testdata/conformance/README.md):
 * A query whose judgments are all negative, when trec_eval evaluates it (in both files, or
   any qrels query with -c): trec_eval fails or reads a stale buffer.  Not generated (such
   queries appear only in the qrels, without -c).
-* A document judged or retrieved twice: trec_eval notices only in queries it evaluates, only
-  when a measure looks at the ranking (not with runid and num_q alone) and, for the run, only
-  within the first -M documents; trecgain always refuses.  Duplicates are generated only in
+* A document judged or retrieved twice: trec_eval notices only in queries it evaluates (with
+  -D 0.QID, that one), only when a measure looks at the ranking (not with runid and num_q
+  alone) and, for the run, only within the first -M documents; trecgain always refuses.  Duplicates are generated only in
   queries of both files, with such a measure, and duplicate retrievals only without -M.
 * Scores and grades that are not numbers (high, 1e, inf, nan, hex), a lone CR, NUL bytes,
   identifiers over 1024 bytes, grades in the millions, -M 0 or negative -l: trec_eval reads
@@ -77,6 +77,17 @@ the corpus expectations were recorded on (testdata/conformance/README.md):
   print '-nan' (as trecgain does).  With that binary (recognised by its sha256) an output
   that differs only there is counted apart, not as differing; --nan-sign strict counts it.
 * trecgain prints warnings (gains closer than 1) on stderr; stderr is not compared.
+
+Besides qrels, each of trec_eval's other relevance formats (`--formats`, each --count
+collections): `-R qrels_jg` (the qrels' second column a judgment group: one to three groups per
+query, each judging some of its documents), `-R prefs` (judgment groups of one to three
+subgroups, levels 0, whole or fractional, written in several notations and scaled per subgroup,
+so a group's preferences are consistent), and `-R qrels_prefs` (a qrels read as preferences,
+fractional levels); with their measures and nicknames (qrels_jg, all_prefs, prefs).  Now and then
+a document judged twice in one group, or (prefs) a document at two levels in one subgroup, at
+level 0 and above 0 in one group, or preferred both ways in one group, which both programs must
+refuse (trec_eval aborts on the last).  Not generated: negative levels in preference files
+(trec_eval's prefs_avgjg_Rnonrel then reads past the end of an array).
 
 This is a script, not a pytest module (pytest collects test_*.py only).
 """
@@ -226,8 +237,26 @@ def parameter_kind(record) -> str:
 DEPARTING = {"rbp": "trec_eval 10.0 scales its gains by a minimum and maximum it never initialises"}
 
 
-def registry_measures(major: int) -> list[MeasureSpec]:
-    """trecgain's registry records that are trec_eval measures (in this trec_eval's version)."""
+#: The relevance formats (-R) generated, and each one's two-line probe file; "zscores": qrels
+#: collections with a -Z file.
+FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs", "zscores")
+PROBE_FILES = {"qrels": PROBE_QRELS, "qrels_jg": "1 u1 a 1\n1 u2 b 0\n", "prefs": "1 g s a 2\n1 g s b 1\n",
+               "qrels_prefs": PROBE_QRELS, "zscores": PROBE_QRELS}
+#: trec_eval's nicknames of each format's measures.
+FORMAT_NICKNAMES = {"qrels_jg": ["qrels_jg"], "prefs": ["all_prefs", "prefs"], "qrels_prefs": ["all_prefs", "prefs"]}
+
+
+def reads(record, rel_format: str) -> bool:
+    """Whether a registry record's measure reads relevance files of this format."""
+    needs = getattr(record, "relevance", "qrels")
+    if rel_format == "zscores":
+        rel_format = "qrels"
+    return needs == "any" or needs == rel_format or (needs == "prefs" and rel_format == "qrels_prefs")
+
+
+def registry_measures(major: int, rel_format: str = "qrels") -> list[MeasureSpec]:
+    """trecgain's registry records that are trec_eval measures (in this trec_eval's version)
+    reading this relevance format."""
     from trecgain import measures as registry
 
     out = []
@@ -236,13 +265,16 @@ def registry_measures(major: int) -> list[MeasureSpec]:
             continue
         if major < 10 and not getattr(record, "in_trec_eval_9", True):
             continue
-        out.append(MeasureSpec(record.name, parameter_kind(record)))
+        if reads(record, rel_format):
+            out.append(MeasureSpec(record.name, parameter_kind(record)))
     return out
 
 
-def nickname_candidates() -> list[str]:
+def nickname_candidates(rel_format: str = "qrels") -> list[str]:
     from trecgain import measures as registry
 
+    if rel_format not in ("qrels", "zscores"):
+        return FORMAT_NICKNAMES[rel_format]
     names = ["all_trec", "official"]
     names += [n for n in getattr(registry, "TREC_EVAL_SETS", ()) if n not in names]
     return names
@@ -257,21 +289,24 @@ class Probe:
     broken: dict[str, str]  # registry measures trecgain itself refuses: name -> its message
 
 
-def probe(binary: Path, trecgain: list[str], compat: list[str], major: int, jobs: int) -> Probe:
-    """Run each program once per name on a two-line collection: a name is accepted when the
-    program exits 0 (relstring prints nothing without -q, an unknown name exits 1)."""
-    candidates = registry_measures(major)
-    nicks = nickname_candidates()
+def probe(binary: Path, trecgain: list[str], compat: list[str], major: int, jobs: int,
+          rel_format: str = "qrels") -> Probe:
+    """Run each program once per name on a two-line collection of the format: a name is
+    accepted when the program exits 0 (relstring prints nothing without -q, an unknown name
+    exits 1)."""
+    candidates = registry_measures(major, rel_format)
+    nicks = nickname_candidates(rel_format)
+    format_args = [] if rel_format in ("qrels", "zscores") else ["-R", rel_format]
     with tempfile.TemporaryDirectory(prefix="trecgain-live-probe-") as tmp:
         d = Path(tmp)
-        (d / QRELS).write_text(PROBE_QRELS)
+        (d / QRELS).write_text(PROBE_FILES[rel_format])
         (d / RUN).write_text(PROBE_RUN)
 
         def te_ok(name: str) -> bool:
-            return execute([str(binary), "-m", name, QRELS, RUN], d).rc == 0
+            return execute([str(binary), *format_args, "-m", name, QRELS, RUN], d).rc == 0
 
         def tg_run(name: str) -> Outcome:
-            return execute([*trecgain, *compat, "-m", name, QRELS, RUN], d)
+            return execute([*trecgain, *compat, *format_args, "-m", name, QRELS, RUN], d)
 
         names = [m.name for m in candidates] + nicks
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -311,6 +346,8 @@ class Collection:
     run_final_newline: bool = True
     stdin: bool = False  # trecgain reads the run from standard input
     files_first: bool = False  # QRELS RUN before the options
+    rel_format: str = "qrels"  # -R ("zscores": a qrels collection with a -Z file)
+    zscores: list[str] | None = None  # the -Z file's lines
 
     def flags(self) -> set[str]:
         out = set()
@@ -321,6 +358,14 @@ class Collection:
             if tok.startswith("-M") or tok.startswith("--Max_retrieved_per_topic"):
                 out.add("M")
         return out
+
+    def only_query(self) -> str | None:
+        """The QID of -D 0.QID, if given."""
+        for group in self.options:
+            text = group[-1] if group[0] == "-D" else group[0][2:] if group[0].startswith("-D") else ""
+            if "." in text:
+                return text.partition(".")[2]
+        return None
 
     def run_qids(self) -> set[str]:
         return {line.qid for line in self.run if line.kind in ("data", "malformed")}
@@ -534,13 +579,176 @@ def choose_options(r: random.Random) -> list[list[str]]:
     return groups
 
 
-def generate(seed: int, index: int, measures: list[MeasureSpec], nicknames: list[str]) -> Collection:
-    """Collection `index` of `seed` (regenerated until it meets `constraints`)."""
-    r = random.Random(f"live-conformance:{seed}:{index}")
+def generate(seed: int, index: int, measures: list[MeasureSpec], nicknames: list[str],
+             rel_format: str = "qrels") -> Collection:
+    """Collection `index` of `seed` in a relevance format (regenerated until it meets
+    `constraints`); a qrels collection is the same as before the other formats were added."""
+    key = f"live-conformance:{seed}:{index}" if rel_format == "qrels" else \
+        f"live-conformance:{rel_format}:{seed}:{index}"
+    r = random.Random(key)
     while True:
         col = _generate(r, index, measures, nicknames)
+        if rel_format == "zscores":
+            col = with_zscores(r, col)
+        elif rel_format != "qrels":
+            col = in_format(r, col, rel_format)
         if not constraint_violation(col):
             return col
+
+
+#: A qid after every generated one (byte order): the -Z file's last query, so that trec_eval's
+#: searches, which look one entry past the end, never read beyond its table.
+LAST_QID = "\U0010ffff"
+ZSCORES = "zscores.txt"
+
+
+def with_zscores(r: random.Random, col: Collection) -> Collection:
+    """The collection with a -Z file: means and deviations for most of its queries' lines (some
+    lines and queries left out, some deviations 0 with the mean a likely value)."""
+    from trecgain.measures import parse_requests
+
+    col = copy.copy(col)
+    try:
+        names = [line for req in parse_requests([_spec(g) for g in col.measures], "10") for line in req.lines]
+    except Exception:  # noqa: BLE001 (a measure both refuse: no names, the file still made)
+        names = ["map", "P_5"]
+    names = list(dict.fromkeys(names + ["map", "num_ret", "P_10"]))
+    qids = sorted(col.qrels_qids() | col.run_qids())
+    out = []
+    for q in [*qids, LAST_QID]:
+        if q != LAST_QID and r.random() < 0.15:
+            continue  # a query the file lacks: every line MISSING
+        for name in names:
+            if r.random() < 0.1:
+                continue  # a line the file lacks
+            if r.random() < 0.1:
+                mean, sd = r.choice([0.0, 1.0, 0.5]), 0.0
+            else:
+                mean, sd = r.uniform(-1, 20), r.choice([r.uniform(0.01, 5), 1.0, 0.1])
+            fmt = r.choice(["%.4f", "%.17g", "%g"])
+            out.append(join_fields(r, [q, name, fmt % mean, fmt % sd], r.choice(["space", "tab"]), False, False))
+    r.shuffle(out)
+    col.zscores = out
+    col.rel_format = "zscores"
+    col.options = [*col.options, r.choice([["-Z", ZSCORES], ["-Z" + ZSCORES], ["--Zscore=" + ZSCORES]])]
+    col.options += debug_option(r, col)
+    r.shuffle(col.options)
+    return col
+
+
+def debug_option(r: random.Random, col: Collection) -> list[list[str]]:
+    """Now and then -D 0, or -D 0.QID (that query only: one of the run's, or with -c of the
+    qrels')."""
+    if r.random() < 0.85:
+        return []
+    pool = sorted(col.qrels_qids() if "c" in col.flags() else col.qrels_qids() & col.run_qids())
+    if not pool or r.random() < 0.3:
+        return [r.choice([["-D", "0"], ["-D0"], ["--Debug_level=0"]])]
+    return [r.choice([["-D", f"0.{r.choice(pool)}"], [f"-D0.{r.choice(pool)}"]])]
+
+
+#: The docno key of a line made to be refused (a duplicate, an inconsistent preference).
+BAD = "\0bad\0"
+JUDGE_NAMES = ["0", "1", "u1", "u2", "A", "b", "jg-1", "judge.7", "é", "00"]
+
+
+def level_text(r: random.Random, value: float) -> str:
+    """A level in one of the notations atof reads (0 stays a zero)."""
+    if value == 0:
+        return r.choice(["0", "0", "0.0", "0.00", "-0"])
+    style = r.random()
+    if value == int(value) and style < 0.5:
+        return str(int(value))
+    if style < 0.8:
+        return f"{value:.2f}" if r.random() < 0.5 else repr(value)
+    return f"{value:.3e}"
+
+
+def _judged_docs(col: Collection) -> dict[str, list[tuple[str, int]]]:
+    """Per query of the qrels, its judged documents and grades, and a few of its run's."""
+    judged: dict[str, list[tuple[str, int]]] = {}
+    for ln in col.qrels:
+        if ln.kind == "data":
+            docs = judged.setdefault(ln.qid, [])
+            if all(d != ln.docno for d, _ in docs):
+                docs.append((ln.docno, ln.grade))
+    return judged
+
+
+def in_format(r: random.Random, col: Collection, rel_format: str) -> Collection:
+    """The collection with its qrels rewritten in another -R format (its run, options and
+    layout kept), -R among its options, its measures drawn again from the format's."""
+    col = copy.copy(col)
+    judged = _judged_docs(col)
+    both = col.qrels_qids() & col.run_qids()
+    qsep = r.choice(["space", "space", "tab", "multi", "mixed"])
+    lines: list[Line] = []
+    for q, docs in judged.items():
+        if rel_format == "prefs":
+            lines += _prefs_lines(r, q, docs, qsep, q in both)
+        else:
+            lines += _group_lines(r, q, docs, qsep, rel_format, q in both)
+    lines += [ln for ln in col.qrels if ln.kind == "comment"]
+    for ln in col.qrels:
+        if ln.kind == "malformed":  # short lines only: 5 fields is a prefs line
+            lines.append(Line("malformed", f"{ln.qid} 0 doc", ln.qid))
+    if r.random() < 0.7:
+        r.shuffle(lines)
+    col.qrels = lines
+    col.rel_format = rel_format
+    form = r.choice([["-R", rel_format]] * 4 + [["-R" + rel_format], ["--Rel_info_format=" + rel_format]])
+    col.options = [*col.options, form, *debug_option(r, col)]
+    r.shuffle(col.options)
+    return col
+
+
+def _group_lines(r: random.Random, q: str, docs: list, sep: str, rel_format: str, both: bool) -> list[Line]:
+    """qrels_jg or qrels_prefs lines of one query: one to three judgment groups."""
+    out = []
+    groups = r.sample(JUDGE_NAMES, r.choice([1, 1, 2, 3]))
+    for g in groups:
+        chosen = r.sample(docs, r.randint(1, len(docs)))
+        for d, grade in chosen:
+            if rel_format == "qrels_jg":
+                value = grade if r.random() < 0.6 else r.choice([0, 1, 2, 3, -1])
+                text = str(value)
+            else:
+                value = max(grade, 0) if r.random() < 0.6 else r.choice([0, 0.5, 1, 1.5, 2, 3])
+                text = level_text(r, value)
+            out.append(Line("data", join_fields(r, [q, g, d, text], sep, False, False), q, f"{g}\0{d}",
+                            int(value) if rel_format == "qrels_jg" else 0))
+    if both and r.random() < 0.03:  # a document judged twice in one group
+        dup = r.choice(out)
+        d = dup.docno.split("\0", 1)[1]
+        g = dup.docno.split("\0", 1)[0]
+        out.append(Line("data", f"{q} {g} {d} {r.choice(['0', '1', '2'])}", q, BAD + dup.docno, 0))
+    return out
+
+
+def _prefs_lines(r: random.Random, q: str, docs: list, sep: str, both: bool) -> list[Line]:
+    """prefs lines of one query: judgment groups of one to three subgroups, each subgroup's
+    levels a positive scaling of the group's own levels (consistent), and now and then one of
+    the inconsistencies trec_eval refuses."""
+    out = []
+    for g in r.sample(JUDGE_NAMES, r.choice([1, 1, 2, 3])):
+        level_set = r.choice([[0, 1], [0, 1, 2, 3], [1, 2], [0, 0.5, 1, 2.5], [0, 1, 2], [1, 2, 3, 4], [0]])
+        truth = {d: r.choice(level_set) for d, _ in docs}
+        for s in r.sample(["s1", "s2", "0", "a", "jsg.9"], r.choice([1, 1, 2, 3])):
+            scale = r.choice([1, 1, 2, 0.5, 10])
+            for d in r.sample(list(truth), r.randint(1, len(truth))):
+                text = level_text(r, truth[d] * scale)
+                out.append(Line("data", join_fields(r, [q, g, s, d, text], sep, False, False), q,
+                                f"{g}\0{s}\0{d}", 0))
+    if both and len(docs) >= 2 and r.random() < 0.04:
+        a, b = r.sample([d for d, _ in docs], 2)
+        g = r.choice(JUDGE_NAMES)
+        bad = r.choice([
+            [f"{q} {g} x {a} 2", f"{q} {g} x {a} 1"],  # two levels in one subgroup
+            [f"{q} {g} x {a} 2", f"{q} {g} x {b} 1", f"{q} {g} y {a} 0", f"{q} {g} y {b} 3"],  # 0 and > 0
+            [f"{q} {g} x {a} 2", f"{q} {g} x {b} 1", f"{q} {g} y {b} 2", f"{q} {g} y {a} 1"],  # both ways
+        ])
+        out += [Line("data", text, q, f"{BAD}{i}\0{text}", 0) for i, text in enumerate(bad)]
+    return out
 
 
 def _generate(r: random.Random, index: int, measures: list[MeasureSpec], nicknames: list[str]) -> Collection:
@@ -671,6 +879,9 @@ def constraint_violation(col: Collection) -> str | None:
     if len({name for name, _ in shared}) > 1 and any(dot for _, dot in shared):
         return "two of dcg, ideal_dcg, ndcg with a gain string (trec_eval 10.0 shares them, then aborts)"
     both = col.qrels_qids() & run_qids
+    selected = col.only_query()
+    if selected is not None:  # -D 0.QID: trec_eval joins that query only
+        both &= {selected}
     if not ({_spec(g).split(".")[0] for g in col.measures} - RANKING_FREE):
         both = set()  # trec_eval never joins the files: it notices no duplicate
     seen: set[tuple[str, str]] = set()
@@ -730,6 +941,8 @@ def write_inputs(col: Collection, setup: Setup, d: Path) -> tuple[str, str]:
     te_run_bytes = render(col.run, col.run_eol, col.run_final_newline, lambda ln: ln.kind != "comment")
     (d / QRELS).write_bytes(qrels)
     (d / RUN).write_bytes(run)
+    if col.zscores is not None:
+        (d / ZSCORES).write_text("".join(line + "\n" for line in col.zscores))
     te_qrels, te_run = QRELS, RUN
     if te_qrels_bytes != qrels:
         (d / TE_QRELS).write_bytes(te_qrels_bytes)
@@ -955,9 +1168,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "are counted apart, not as differing; auto (default): loose for pyserini's "
                         "9.0.4 binary, strict for any other")
     p.add_argument("--list-measures", action="store_true", help="print the measures exercised and exit")
+    p.add_argument("--formats", default=",".join(FORMATS), help="the relevance formats (-R) generated, "
+                   f"--count collections each (default {','.join(FORMATS)})")
+    p.add_argument("--record", type=Path, metavar="DIR", help="record the first --record-count collections "
+                   "of each format that agree as cases (testdata/conformance/relations)")
+    p.add_argument("--record-count", type=int, default=25, help="collections recorded per format (default 25)")
     args = p.parse_args(argv)
     if args.count < 0 or args.jobs < 1:
         p.error("--count must be >= 0 and --jobs >= 1")
+    args.formats = [f for f in args.formats.split(",") if f]
+    if not args.formats or any(f not in FORMATS for f in args.formats):
+        p.error(f"--formats takes some of {', '.join(FORMATS)}")
     return args
 
 
@@ -980,36 +1201,40 @@ def main(argv: list[str] | None = None) -> int:
     setup = Setup(binary, version or f"{major}.x", major, trecgain, compat)
 
     loose_nan = args.nan_sign == "loose" or (args.nan_sign == "auto" and is_pyserini_binary(binary))
-    found = probe(binary, trecgain, compat, major, args.jobs)
-    measures, nicknames = found.measures, found.nicknames
     mode = f"compat {9 if major < 10 else 10}"
     print(f"trec_eval {setup.version}: {binary}", file=sys.stderr)
     print(f"trecgain: {shlex.join(trecgain + compat) or 'trecgain'} ({mode})", file=sys.stderr)
     if loose_nan:
         print("nan-sign loose: this binary's x87 code prints 'nan' where builds from source print '-nan' "
               "(--nan-sign strict to count those)", file=sys.stderr)
-    print("measures: " + ", ".join(f"{m.name}{'' if m.kind == 'none' else '[.' + m.kind + ']'}"
-                                   for m in measures), file=sys.stderr)
     print("departing on purpose (skipped): " + "; ".join(f"{k}: {v}" for k, v in DEPARTING.items()),
           file=sys.stderr)
-    if found.not_in_binary:
-        print(f"not in this trec_eval (skipped): {', '.join(found.not_in_binary)}", file=sys.stderr)
-    if nicknames:
-        print(f"nicknames: {', '.join(nicknames)}", file=sys.stderr)
-    if found.nicknames_refused:
-        print(f"nicknames trecgain refuses (skipped): {', '.join(found.nicknames_refused)}", file=sys.stderr)
-    for name, message in found.broken.items():
-        print(f"DIFFERS: trecgain refuses '{name}', a trec_eval measure its registry lists: {message}",
-              file=sys.stderr)
+    probes: dict[str, Probe] = {}
+    for rel_format in args.formats:
+        found = probes[rel_format] = probe(binary, trecgain, compat, major, args.jobs, rel_format)
+        print(f"{rel_format} measures: " + ", ".join(
+            f"{m.name}{'' if m.kind == 'none' else '[.' + m.kind + ']'}" for m in found.measures), file=sys.stderr)
+        if found.not_in_binary:
+            print(f"not in this trec_eval (skipped): {', '.join(found.not_in_binary)}", file=sys.stderr)
+        if found.nicknames:
+            print(f"{rel_format} nicknames: {', '.join(found.nicknames)}", file=sys.stderr)
+        if found.nicknames_refused:
+            print(f"nicknames trecgain refuses (skipped): {', '.join(found.nicknames_refused)}", file=sys.stderr)
+        for name, message in found.broken.items():
+            print(f"DIFFERS: trecgain refuses '{name}', a trec_eval measure its registry lists: {message}",
+                  file=sys.stderr)
     if args.list_measures:
         return 0
-    if not measures:
-        sys.exit("live conformance: no measure is accepted by both programs")
+    for rel_format, found in probes.items():
+        if not found.measures:
+            sys.exit(f"live conformance: no {rel_format} measure is accepted by both programs")
+    broken = [name for found in probes.values() for name in found.broken]
 
     indices = args.only or list(range(args.start, args.start + args.count))
+    tasks = [(rel_format, index) for rel_format in args.formats for index in indices]
     keep_dir = args.keep
     keep_lock = threading.Lock()
-    differing: list[tuple[int, Difference]] = []
+    differing: list[tuple[str, int, Difference]] = []
     work = Path(tempfile.mkdtemp(prefix="trecgain-live-work-"))
 
     def keep_path() -> Path:
@@ -1022,48 +1247,55 @@ def main(argv: list[str] | None = None) -> int:
 
     refused = 0  # collections trec_eval refused (and trecgain too, unless they differ)
 
-    def check(index: int) -> tuple[int, Difference | None, Collection]:
+    def check(task: tuple[str, int]) -> tuple[str, int, Difference | None, Collection]:
         nonlocal refused
-        col = generate(args.seed, index, measures, nicknames)
+        rel_format, index = task
+        found = probes[rel_format]
+        col = generate(args.seed, index, found.measures, found.nicknames, rel_format)
         with tempfile.TemporaryDirectory(dir=work) as tmp:
-            diff, te = evaluate(col, setup, Path(tmp))[:2]
+            diff, te, _, te_argv, _ = evaluate(col, setup, Path(tmp))
+            if diff is None and args.record is not None and index - args.start < args.record_count:
+                record_case(col, setup, te, te_argv, Path(tmp), args.record, args.seed)
         if te.rc != 0:
             with keep_lock:
                 refused += 1
-        return index, diff, col
+        return rel_format, index, diff, col
 
-    print(f"checking {len(indices)} collections (seed {args.seed}, {args.jobs} at a time)", file=sys.stderr)
-    step = max(1, len(indices) // 10)
+    print(f"checking {len(tasks)} collections ({', '.join(args.formats)}: {len(indices)} each; seed {args.seed}, "
+          f"{args.jobs} at a time)", file=sys.stderr)
+    step = max(1, len(tasks) // 10)
     done = 0
-    kept: list[tuple[int, Difference, Collection, Path]] = []
+    kept: list[tuple[str, int, Difference, Collection, Path]] = []
     nan_only: list[int] = []
     try:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            for index, diff, col in pool.map(check, indices):
+            for rel_format, index, diff, col in pool.map(check, tasks):
                 done += 1
+                label = index if rel_format == "qrels" else f"{rel_format} {index}"
                 if diff is not None and diff.kind == "nan-sign" and loose_nan:
                     nan_only.append(index)
                     if len(nan_only) == 1:
-                        print(f"collection {index} (seed {args.seed}) differs only in the sign of a NaN "
+                        print(f"collection {label} (seed {args.seed}) differs only in the sign of a NaN "
                               f"(not counted): {diff.message}", file=sys.stderr, flush=True)
                     diff = None
                 if diff is not None:
-                    differing.append((index, diff))
+                    differing.append((rel_format, index, diff))
                     where = ""
                     if len(kept) < args.max_keep:
-                        d = keep_path() / f"c{index:05d}"
+                        prefix = "c" if rel_format == "qrels" else f"{rel_format}-c"
+                        d = keep_path() / f"{prefix}{index:05d}"
                         shutil.rmtree(d, ignore_errors=True)
                         d.mkdir(parents=True)
-                        write_repro(col, setup, d, f"live conformance collection {index} (seed {args.seed})")
-                        kept.append((index, diff, col, d))
+                        write_repro(col, setup, d, f"live conformance collection {label} (seed {args.seed})")
+                        kept.append((rel_format, index, diff, col, d))
                         where = f"\n    kept in {d} (sh {d / 'repro.sh'})"
                     if len(differing) <= args.show:
-                        print(f"collection {index} (seed {args.seed}) differs: {diff.message}{where}",
+                        print(f"collection {label} (seed {args.seed}) differs: {diff.message}{where}",
                               file=sys.stderr, flush=True)
-                if done % step == 0 and done < len(indices):
-                    print(f"... {done}/{len(indices)} collections, {len(differing)} differ "
+                if done % step == 0 and done < len(tasks):
+                    print(f"... {done}/{len(tasks)} collections, {len(differing)} differ "
                           f"({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
-        for index, diff, col, d in kept[:args.minimize]:
+        for rel_format, index, diff, col, d in kept[:args.minimize]:
             small, tries = minimize(col, setup, diff.kind, work)
             m = d / "minimal"
             shutil.rmtree(m, ignore_errors=True)
@@ -1076,7 +1308,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if len(differing) > args.show:
         print(f"({len(differing) - args.show} more differences not shown: "
-              f"{', '.join(str(i) for i, _ in differing[args.show:args.show + 30])}"
+              f"{', '.join(f'{f} {i}' for f, i, _ in differing[args.show:args.show + 30])}"
               f"{' ...' if len(differing) > args.show + 30 else ''})", file=sys.stderr)
     if differing and keep_dir is not None:
         print(f"differing collections kept in {keep_dir}", file=sys.stderr)
@@ -1085,12 +1317,48 @@ def main(argv: list[str] | None = None) -> int:
     if nan_only:
         print(f"{len(nan_only)} collections differ only in the sign of a NaN (not counted): "
               f"{', '.join(map(str, nan_only[:20]))}{' ...' if len(nan_only) > 20 else ''}", file=sys.stderr)
-    print(f"live conformance: {len(indices)} collections, {len(differing)} differ "
-          f"(trec_eval {setup.version}, {mode})")
-    if found.broken:
-        print(f"live conformance: trecgain refuses {len(found.broken)} measures of its own registry "
-              f"({', '.join(found.broken)})")
-    return 1 if differing or found.broken else 0
+    for rel_format in args.formats:
+        count = sum(1 for f, _, _ in differing if f == rel_format)
+        print(f"live conformance: {len(indices)} {rel_format} collections, {count} differ "
+              f"(trec_eval {setup.version}, {mode})")
+    if broken:
+        print(f"live conformance: trecgain refuses {len(broken)} measures of its own registry "
+              f"({', '.join(broken)})")
+    return 1 if differing or broken else 0
+
+
+def record_case(col: Collection, setup: Setup, te: Outcome, te_argv: list[str], d: Path, root: Path,
+                seed: int) -> None:
+    """Record a collection both programs agree on as a case of the project's own tests
+    (testdata/conformance/relations): trecgain's inputs, its command line, and trec_eval's
+    outcome as this mode's expectation (a case recorded by a 10.x and a 9.x binary has both)."""
+    mode = "9" if setup.major < 10 else "10"
+    prefix = {"qrels": "q", "qrels_jg": "j", "prefs": "p", "qrels_prefs": "qp", "zscores": "z"}[col.rel_format]
+    args = [tok.replace(ZSCORES, "ZSCORES") for g in col.options + col.measures for tok in g]
+    args = [*["QRELS", "RUN"], *args] if col.files_first else [*args, "QRELS", "RUN"]
+    names = [QRELS, RUN] + ([ZSCORES] if col.zscores is not None else [])
+    inputs = {name: (d / name).read_bytes() for name in names}
+    case = root / f"{prefix}{col.index:04d}"
+    meta_path = case / "case.json"
+    if meta_path.exists():  # recorded by the other version's binary: the same collection?
+        meta = json.loads(meta_path.read_text())
+        same = meta["args"] == args and all((case / n).exists() and (case / n).read_bytes() == b
+                                            for n, b in inputs.items())
+        if not same:  # another collection (the versions' measure lists differ): a case of its own
+            case = root / f"{prefix}{col.index:04d}-{mode}"
+            meta_path = case / "case.json"
+    case.mkdir(parents=True, exist_ok=True)
+    for name, data in inputs.items():
+        (case / name).write_bytes(data)
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    meta.update({"args": args, "stdin": "RUN" if col.stdin else None, "rel_format": col.rel_format,
+                 "note": f"live conformance seed {seed}, {col.rel_format} collection {col.index}"})
+    expect = meta.setdefault("expect", {})
+    expect[mode] = {"rc": 0, "stdout": te.stdout.decode("utf-8", "surrogateescape")} if te.rc == 0 \
+        else {"error": True}
+    meta.setdefault("reference", {})[mode] = {"trec_eval": setup.version, "rc": te.rc,
+                                              "stderr": te.stderr[:200].decode("utf-8", "replace")}
+    meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

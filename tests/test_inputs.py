@@ -77,9 +77,11 @@ def test_missing_files(tmp_path):
 
 
 @pytest.mark.parametrize("args, what", [
-    (["-m", "yaap"], "needs multi-judge qrels"),
-    (["-m", "qrels_jg"], "needs multi-judge qrels"),
-    (["-m", "all_prefs"], "needs preference files"),
+    (["-m", "map_avgjg"], "needs -R qrels_jg, not -R qrels"),
+    (["-m", "qrels_jg"], "needs -R qrels_jg, not -R qrels"),
+    (["-m", "all_prefs"], "needs -R prefs or -R qrels_prefs, not -R qrels"),
+    (["-R", "qrels_jg", "-m", "map"], "measure 'map' needs -R qrels, not -R qrels_jg"),
+    (["-R", "jg"], "option -R: the formats are qrels, qrels_jg, prefs and qrels_prefs, not 'jg'"),
     (["-m", "utility.1,2"], "four coefficients"),
     (["-m", "relstring.5000"], "relstring shows from 0 to 1000"),
     (["-m", "iprec_at_recall.0.5,0.5"], "duplicate values"),
@@ -111,7 +113,7 @@ def test_missing_files(tmp_path):
     (["-R", "qrels_jg"], "-R"),
     (["-T", "trec_results_plus"], "-T"),
     (["-D", "1"], "-D"),
-    (["-Z", "zfile"], "-Z"),
+    (["-Z", "zfile"], "zfile: cannot read"),
     (["-x"], "-x"),
     (["--compat", "8"], "compat"),
 ])

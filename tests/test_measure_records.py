@@ -21,7 +21,23 @@ EXAMPLE = [str(ROOT / "testdata/example/qrels.txt"), str(ROOT / "testdata/exampl
 RECORDS = _core.kernels()
 RECORDS_BY_NAME = {r["name"]: r for r in RECORDS}
 FACTS = ("naming", "value", "summary", "per_query", "in_trec_eval_9", "in_trec_eval", "tie_average", "gains",
-         "discounted", "rank_order", "lower_is_better", "explain")
+         "discounted", "rank_order", "lower_is_better", "explain", "relevance")
+
+
+def _recorded_inputs(rel_format: str) -> list[str]:
+    """-R, and the files of the first recorded case of a format that trec_eval evaluated."""
+    import json
+
+    for case in sorted((ROOT / "testdata/conformance/relations").iterdir()):
+        meta = json.loads((case / "case.json").read_text())
+        if meta["rel_format"] == rel_format and "rc" in meta["expect"].get("10", {}):
+            return ["-R", rel_format, str(case / "qrels.txt"), str(case / "run.txt")]
+    raise AssertionError(f"no recorded {rel_format} case")
+
+
+#: The inputs of a measure of each relevance format (`relevance` of its record).
+INPUTS = {"qrels": EXAMPLE, "any": EXAMPLE, "qrels_jg": _recorded_inputs("qrels_jg"),
+          "prefs": _recorded_inputs("prefs")}
 
 
 def test_every_record_is_a_measure_and_every_measure_a_record():
@@ -59,11 +75,13 @@ def test_kernel_writes_the_records_lines(name):
     m = BY_NAME[name]
     samples = {"cutoffs": ".2,7", "points": ".0.25,0.5", "numbers": ".0.5", "coefficients": ".2,-1,0,0",
                "length": ".4", "gains": ".1=2", "persistence": ".p=0.5"}
+    inputs = INPUTS[RECORDS_BY_NAME[name]["relevance"]]
+    *format_args, qrels, run = inputs
     for spec in (name, name + samples.get(RECORDS_BY_NAME[name]["params"], "")):
-        result = Evaluator(EXAMPLE[0], measures=[spec]).evaluate(EXAMPLE[1])
+        result = Evaluator(qrels, measures=[spec], rel_format=format_args[-1] if format_args else "qrels").evaluate(run)
         (request,) = result.requests
         assert result.evaluation.width == sum(request.slots()), spec
-        printed = run_cli(["-q", "-m", spec, *EXAMPLE]).stdout.decode().splitlines()
+        printed = run_cli(["-q", "-m", spec, *inputs]).stdout.decode().splitlines()
         assert {line.split("\t")[0].strip() for line in printed} == set(request.lines), spec
         assert any(line.split("\t")[1] == "all" for line in printed) == (m.summary != "none"), spec
         assert any(line.split("\t")[1] != "all" for line in printed) == m.per_query, spec
@@ -115,7 +133,7 @@ def _measure_name_lists(path):
 #: users, not a list of measures), explain's cell names (its columns dcg and ideal_dcg),
 #: pytrec_eval's nickname table (pytrec_eval.py: trec_eval 9's, with the prefs and multi-judge
 #: nicknames trecgain refuses).
-ALLOWED = {"measures.py": {"_COUNTS", "_OFFICIAL", "_ALL_TREC_9", "NICKNAMES"}, "names.py": {"ALIASES"},
+ALLOWED = {"measures.py": {"_COUNTS", "_OFFICIAL", "_ALL_TREC_9", "_ALL_PREFS", "NICKNAMES"}, "names.py": {"ALIASES"},
            "explain.py": {"_CELLS"}, "pytrec_eval.py": {"supported_nicknames"}}
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import _core, check
 from .errors import TrecgainError
 from .measures import Request, parse_requests, rule_notes
-from .options import EvaluationOptions, checked_ties
+from .options import EvaluationOptions, checked_rel_format, checked_ties
 from .read import read_qrels, read_run
 from .record import Record
 
@@ -44,8 +44,9 @@ class Result(Record):
     (`evaluate(run, keep_values=False)`: `per_query`, `lines` and `to_dataframe` raise
     ValueError), and the run's file name when it was evaluated from one (`source`)."""
 
-    __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes", "source")
-    DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None}
+    __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes", "source",
+                 "zscores")
+    DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None, "zscores": False}
 
     def ties_decided(self, per_query: bool = False, summary: bool = True) -> int:
         """How many printed values (4 decimals) of `to_trec(per_query, summary)` would read
@@ -202,6 +203,9 @@ class Result(Record):
         per_query = check.flag(per_query, "per_query")
         summary = check.flag(summary, "summary")
         lines = [(f.name.encode(), f.kind, f.per_query, f.rule != "none", f.slots) for f in self.line_formats()]
+        if self.zscores:  # trec_eval's "Z%-22s" and %6.4f for every number, counts too
+            lines = [(b"Z" + name.ljust(22), "float", *rest) if kind not in ("tag", "chars") else
+                     (name, kind, *rest) for name, kind, *rest in lines]
         self.evaluation.write_trec(lines, per_query, summary, self.absent_queries, write)
 
     def to_trec_bytes(self, per_query: bool = False, summary: bool = True) -> bytes:
@@ -248,6 +252,14 @@ class Evaluator:
     query_id, doc_id, relevance (ir_measures) or qid, docno, label (PyTerrier), or an
     iterable of (qid, docno, grade) tuples or ir_measures' Qrel (trecgain.rows).
 
+    rel_format (trec_eval's -R): "qrels" (default), "qrels_jg" (judgment groups: the qrels'
+    second column names the judge), "prefs" (preference files) or "qrels_prefs" (a qrels read as
+    preferences); the qrels are then a path, '-' or an open file of that format, and the measures
+    those of the format (map_avgjg, P_avgjg, ...; prefs_simp, ..., the nicknames qrels_jg,
+    all_prefs, prefs). zscores (-Z): a file of `qid measure mean stddev` lines, or {qid: {line
+    name: (mean, stddev)}}: every value becomes a z-score. only_query (-D 0.QID): evaluate that
+    query only.
+
     Every bad argument raises TrecgainError with one line naming it (the rules: trecgain.check):
     flags are True or False, whole-number options are ints, strings are not numbers, and
     measures is one name or a non-empty list of names.
@@ -260,7 +272,8 @@ class Evaluator:
                  judged_only: bool = False, complete: bool = False, max_docs: int | None = None,
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
                  exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4,
-                 num_docs: int = 0, ties: str = "docno"):
+                 num_docs: int = 0, ties: str = "docno", rel_format: str = "qrels", zscores: Any = None,
+                 only_query: str | None = None):
         notes: list[str] = []  # for the caller to show: measures named twice, rules not trec_eval's
         parsed: list[Request] = []
 
@@ -270,7 +283,7 @@ class Evaluator:
 
         options = EvaluationOptions.checked(compat, relevance_level, judged_only, complete, max_docs, global_gains,
                                             discount, exact_ideal, fractional_grades, err_max_grade, num_docs,
-                                            ties, requests)
+                                            ties, requests, rel_format, zscores, only_query)
         self._build(qrels, parsed, notes, options)
 
     @classmethod
@@ -283,6 +296,7 @@ class Evaluator:
         requests = parse_requests(check.measures(measures), options.compat, notes)
         if options.ties == "average":  # defined for some measures only: these must be such
             checked_ties(options.ties, requests, options.max_docs)
+        checked_rel_format(options.rel_format, requests)
         evaluator = cls.__new__(cls)
         evaluator._build(qrels, requests, notes, options)
         return evaluator
@@ -296,8 +310,8 @@ class Evaluator:
         self.options: EvaluationOptions = options.replace(empty_ok=options.complete and self._follows_10(options))
         self.notes.extend(rule_notes(self.requests, options.global_gains, options.discount, options.exact_ideal,
                                      options.ties))
-        self.qrels = qrels if isinstance(qrels, _core.Qrels) else read_qrels(qrels,
-                                                                             fractional=options.fractional_grades)
+        self.qrels = qrels if isinstance(qrels, _core.Qrels) else read_qrels(
+            qrels, fractional=options.fractional_grades, rel_format=options.rel_format)
 
     # The options one by one, as the Evaluator has always shown them (read-only: self.options is one value).
     compat = property(lambda self: self.options.compat)
@@ -347,7 +361,7 @@ class Evaluator:
         """The Result of the core's evaluation of `run` (a core Run, or what has its `source`
         and `score_is_rank`: trecgain.distributed puts an evaluation together from parts)."""
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
-                      self._notes(run, evaluation), source)
+                      self._notes(run, evaluation), source, self.options.zscores is not None)
 
     def read_run(self, run: Source | Any) -> _core.Run:
         """The run as the core holds it, with its rank column when ties="rank"."""

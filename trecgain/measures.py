@@ -147,6 +147,7 @@ class Measure(Record):
     - discounted: --discount changes it; rank_order: --ties average changes it
     - lower_is_better: compare's bold and markers follow the lower value
     - explain: how `trecgain explain` shows it (None: it does not)
+    - relevance: the judgments it reads (-R): qrels | qrels_jg | prefs (prefs or qrels_prefs) | any
     - ir_measures: its ir_measures spellings (names.py reads them)
     - kernel: the core's kernel that computes it, when not the one of its name (a registered
       measure's, see `register`)
@@ -154,11 +155,12 @@ class Measure(Record):
 
     __slots__ = ("name", "help", "parse", "default", "naming", "value", "summary", "per_query",
                  "in_trec_eval_9", "in_trec_eval", "tie_average", "gains", "discounted", "rank_order",
-                 "lower_is_better", "explain", "ir_measures", "kernel")
+                 "lower_is_better", "explain", "relevance", "ir_measures", "kernel")
     DEFAULTS = {"parse": _no_params, "default": Params(), "naming": "plain", "value": "float",
                 "summary": "mean", "per_query": True, "in_trec_eval_9": True, "in_trec_eval": True,
                 "tie_average": False, "gains": False, "discounted": False, "rank_order": False,
-                "lower_is_better": False, "explain": None, "ir_measures": (), "kernel": None}
+                "lower_is_better": False, "explain": None, "relevance": "qrels", "ir_measures": (),
+                "kernel": None}
 
     def line_names(self, params: Params, text: str | None) -> list[str]:
         if self.naming == "cutoffs":
@@ -192,7 +194,8 @@ def measure(record: dict) -> Measure:
         def parse(text: str, compat: str, p: float = default.numbers[0]) -> Params:
             return parse_persistence(text, compat, p)
     help = record["help"] + (" " + _GAINS_HELP if record["params"] == "gains" else "")
-    facts = {k: record[k] for k in Measure.__slots__[4:-2]}
+    facts = {k: record[k] for k in Measure.__slots__[4:-2] if k != "relevance"}
+    facts["relevance"] = record.get("relevance", "qrels")
     return Measure(record["name"], help, parse, default, **facts, ir_measures=tuple(record["ir_measures"]),
                    kernel=record.get("kernel"))
 
@@ -226,17 +229,19 @@ _OFFICIAL = (*_COUNTS, "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_a
 _ALL_TREC_9 = (*_OFFICIAL, "relstring", "recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg",
                "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG",
                "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret")
+_ALL_PREFS = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+              "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")
 #: trec_eval's nicknames (its measures.c), per version; `gain` is trecgain's.
 NICKNAMES = {
     "10": {"official": _OFFICIAL, "all_trec": (*_ALL_TREC_9, "unj", "rbp", "rbp_resid"),
            "set": (*_COUNTS, "utility", "set_P", "set_recall", "set_relative_P", "set_map", "set_F"),
-           "gain": (*_COUNTS, "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut")},
+           "gain": (*_COUNTS, "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut"),
+           "all_prefs": _ALL_PREFS,
+           "prefs": ("runid", "num_q", *_ALL_PREFS[2:8]),
+           "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")},
 }
 NICKNAMES["9"] = {**NICKNAMES["10"], "all_trec": _ALL_TREC_9}
-REFUSED_SETS = {"all_qrels": "multi-judge qrels (-R qrels_jg)", "qrels_jg": "multi-judge qrels (-R qrels_jg)",
-                "all_prefs": "preference files (-R prefs)", "prefs": "preference files (-R prefs)"}
-REFUSED = {"yaap": "multi-judge qrels (-R qrels_jg)", "map_avgjg": "multi-judge qrels (-R qrels_jg)",
-           "P_avgjg": "multi-judge qrels (-R qrels_jg)", "Rprec_mult_avgjg": "multi-judge qrels (-R qrels_jg)"}
 
 
 class Request(Record):
@@ -256,14 +261,15 @@ class Request(Record):
 
     def to_core(self) -> tuple:
         """The tuple trecgain._core reads: kernel, cutoffs, numbers, gains, judged_only,
-        relevance level, summary."""
+        relevance level, summary, line names."""
         p = self.params
         # A measure named with its default parameters sends none: the kernel knows them, and
         # trec_eval treats such a plainly named line differently (the -c stand-in resets).
         numbers = p.numbers if p is not self.measure.default or self.measure.naming == "points" else ()
         return (self.measure.kernel or self.measure.name, list(p.cutoffs), [float(x) for x in numbers],
                 p.gains.to_core() if p.gains else None, self.judged_only,
-                None if self.relevance_level is None else float(self.relevance_level), self.measure.summary)
+                None if self.relevance_level is None else float(self.relevance_level), self.measure.summary,
+                list(self.lines))
 
 
 def rule_notes(requests: list[Request], global_gains: GainSpec | None = None, discount: Discount | None = None,
@@ -388,10 +394,6 @@ def _ir_request(parsed: "names_module.IrMeasure", compat: str) -> Request:
 
 def _unknown(spec: str) -> str:
     """The error for a name that is no measure: refused, or with its likeliest spelling."""
-    name = spec.partition(".")[0]
-    if name in REFUSED_SETS or name in REFUSED:
-        what = REFUSED_SETS.get(name) or REFUSED[name]
-        return f"'{name}' needs {what}, which trecgain does not read (it reads qrels and trec_results)"
     return f"unknown measure '{spec}'" + names_module.did_you_mean(suggestions(spec), "; trecgain -h lists the measures")
 
 

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from .measures import Request
 
 COMPAT_MODES = ("10", "9")
+#: `rel_format=` (trec_eval's -R): the relevance file's format.
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 #: `ties=`: trec_eval's rule (score, then docno descending), the run's rank column, or each tied
 #: document given its group's mean gain (expected values over every ordering of the tie).
 TIE_RULES = ("docno", "rank", "average")
@@ -41,13 +43,16 @@ class EvaluationOptions(Record):
     compat ("10" | "9"), relevance_level (-l, an int), judged_only (-J), complete (-c),
     max_docs (-M, an int or None), global_gains (a trecgain.gains.GainSpec or None), discount
     (a trecgain.discounts.Discount), exact_ideal, fractional_grades, err_max_grade, num_docs (-N),
-    ties (one of CORE_TIE_RULES), and empty_ok: with complete, evaluate even when no query is in
-    both files (trec_eval 10's rule; the Evaluator sets it from its measures).
+    ties (one of CORE_TIE_RULES), empty_ok: with complete, evaluate even when no query is in
+    both files (trec_eval 10's rule; the Evaluator sets it from its measures), rel_format
+    (-R: one of REL_FORMATS), zscores (-Z: None, or the (qid, line name, mean, stddev) rows of
+    trecgain.read.read_zscores) and only_query (-D 0.QID: None, or the qid as bytes).
 
     Frozen: `replace(**changes)` makes another value."""
 
     __slots__ = ("compat", "relevance_level", "judged_only", "complete", "max_docs", "global_gains", "discount",
-                 "exact_ideal", "fractional_grades", "err_max_grade", "num_docs", "ties", "empty_ok")
+                 "exact_ideal", "fractional_grades", "err_max_grade", "num_docs", "ties", "empty_ok", "rel_format",
+                 "zscores", "only_query")
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"EvaluationOptions is frozen: use replace({name}=...)")
@@ -74,7 +79,9 @@ class EvaluationOptions(Record):
                 complete: object = False, max_docs: object = None, global_gains: object = None,
                 discount: object = "log:2", exact_ideal: object = False, fractional_grades: object = False,
                 err_max_grade: object = 4, num_docs: object = 0, ties: object = "docno",
-                requests: Callable[[str], list[Request]] | None = None) -> EvaluationOptions:
+                requests: Callable[[str], list[Request]] | None = None,
+                rel_format: object = "qrels", zscores: object = None,
+                only_query: object = None) -> EvaluationOptions:
         """The options from the Evaluator's keyword values, each checked in turn (a TrecgainError
         naming the first bad one).  `requests(compat)`: the measure requests, parsed once compat
         is known (a bad measure is reported before the other options), for the tie rule's check
@@ -95,8 +102,37 @@ class EvaluationOptions(Record):
         num_docs = check.whole(num_docs, "num_docs (-N)", 0, check.MAX_EXACT)
         ties = checked_ties(ties, parsed, max_docs)
         gains = parse_global_gains(global_gains, compat) if global_gains is not None else None
+        rel_format = checked_rel_format(rel_format, parsed)
+        if zscores is not None:
+            from .read import read_zscores  # not at import: only -Z needs it
+
+            zscores = read_zscores(zscores)  # type: ignore[arg-type]
+        if only_query is not None:
+            only_query = _qid(only_query)
         return cls(compat, relevance_level, judged_only, complete, max_docs, gains, parse_discount(discount),
-                   exact_ideal, fractional_grades, err_max_grade, num_docs, ties, False)
+                   exact_ideal, fractional_grades, err_max_grade, num_docs, ties, False, rel_format, zscores,
+                   only_query)
+
+
+def _qid(value: object) -> bytes:
+    """only_query= (-D 0.QID): a qid, as str or bytes, without whitespace."""
+    qid = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
+    if not isinstance(qid, bytes) or not qid or any(c in b" \t\r\n\x0b\x0c\0" for c in qid):
+        raise TrecgainError(f"only_query must be a query id, not {check.show(value)}")
+    return qid
+
+
+def checked_rel_format(value: object, requests: list[Request]) -> str:
+    """rel_format= (-R): one of REL_FORMATS, and every measure one that reads that format (trec_eval
+    fails on any other: map needs qrels, prefs_simp preferences, map_avgjg judgment groups)."""
+    if value not in REL_FORMATS:
+        raise TrecgainError(f"rel_format (-R) must be one of {', '.join(REL_FORMATS)}, not {check.show(value)}")
+    for r in requests:
+        needs = r.measure.relevance
+        if needs != "any" and needs != value and not (needs == "prefs" and value == "qrels_prefs"):
+            wanted = "prefs or -R qrels_prefs" if needs == "prefs" else needs
+            raise TrecgainError(f"measure '{r.measure.name}' needs -R {wanted}, not -R {value}")
+    return value  # type: ignore[return-value]
 
 
 def checked_ties(value: object, requests: list[Request], max_docs: int | None) -> str:

@@ -42,8 +42,11 @@ def _printable(name: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def read_qrels(source: Source, fractional: bool = False) -> _core.Qrels:
-    """Read a qrels file (`qid iter docno grade`), a pytrec_eval-style dict, a DataFrame or rows (see rows.py)."""
+def read_qrels(source: Source, fractional: bool = False, rel_format: str = "qrels") -> _core.Qrels:
+    """Read a qrels file (`qid iter docno grade`), a pytrec_eval-style dict, a DataFrame or rows (see rows.py);
+    with rel_format "qrels_jg", "prefs" or "qrels_prefs" (trec_eval's -R), a file of that format."""
+    if rel_format != "qrels":
+        return _core.Qrels.read(_raw(source, rel_format), describe(source), fractional, rel_format)
     if _is_mapping(source):
         return _qrels_from_dict(source, fractional)
     if rows.is_frame(source):
@@ -51,6 +54,57 @@ def read_qrels(source: Source, fractional: bool = False) -> _core.Qrels:
     if rows.is_rows(source):
         return rows.qrels_from_rows(source, fractional)
     return _core.Qrels.read(_raw(source, "qrels"), describe(source), fractional)
+
+
+def read_zscores(source: Source) -> tuple[tuple[bytes, bytes, float, float], ...]:
+    """Read a -Z file, `qid measure mean stddev` per line (trec_eval's get_zscores.c; comment
+    lines allowed), or take {qid: {line name: (mean, stddev)}}: the rows, in file order."""
+    if _is_mapping(source):
+        return tuple((_zscore_key(q), _zscore_key(m), *_zscore_pair(v, q, m))  # type: ignore[misc]
+                     for q, lines in source.items() for m, v in lines.items())  # type: ignore[union-attr]
+    name, stream, owned = open_source(source)
+    out = []
+    try:
+        for number, raw in enumerate(stream, 1):
+            if raw.startswith(b"#"):
+                continue
+            fields = raw.split()
+            if len(fields) != 4:
+                found = "blank line" if not fields else f"{len(fields)} field{'s' if len(fields) > 1 else ''}"
+                raise TrecgainError(f"malformed zscores line: {found}, expected exactly 4 (qid measure mean "
+                                    "stddev)", name, number)
+            values = []
+            for text in fields[2:]:
+                try:  # atof's numbers: decimals, exponents, inf and nan (in 9.x's own test file)
+                    values.append(float(text) if b"_" not in text else float("x"))
+                except ValueError:
+                    raise TrecgainError(f"{show(text.decode('utf-8', 'replace'))} is not a number", name,
+                                        number) from None
+            out.append((fields[0], fields[1], values[0], values[1]))
+    except OSError as err:
+        raise TrecgainError(f"cannot read: {err.strerror or err}", name) from None
+    finally:
+        if owned:
+            stream.close()
+    if not out:
+        raise TrecgainError("no lines in the zscores file", name)
+    return tuple(out)
+
+
+def _zscore_key(value: object) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str) and value and not any(c.isspace() for c in value):
+        return value.encode("utf-8", "surrogateescape")
+    raise TrecgainError(f"zscores: {show(value)} is not a qid or line name")
+
+
+def _zscore_pair(value: object, qid: object, measure: object) -> tuple[float, float]:
+    pair = tuple(value) if isinstance(value, (tuple, list)) else ()
+    numbers = [check.real(x) if check.integer(x) is None else float(check.integer(x)) for x in pair]  # type: ignore[arg-type]
+    if len(numbers) != 2 or any(x is None for x in numbers):
+        raise TrecgainError(f"zscores[{show(qid)}][{show(measure)}] must be (mean, stddev), not {show(value)}")
+    return numbers[0], numbers[1]  # type: ignore[return-value]
 
 
 def read_run(source: Source, ranks: bool = False) -> _core.Run:

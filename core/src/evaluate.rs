@@ -11,13 +11,14 @@ use crate::arena::Arena;
 use crate::error::{Error, Result};
 use crate::label::{judged_grades, label_ranking, only_judged, stand_in_value};
 use crate::measures::precision::Tally;
-use crate::measures::{kernel, KernelRecord, Notes, Query};
+use crate::measures::{kernel, KernelRecord, Notes, Query, Relevance, Value};
 use crate::options::{Compat, Options, Request, Summary, Ties};
 use crate::printf::printed;
 use crate::rank::{
     check_duplicates, mixed_ties, rank_query, rank_query_by, reverse_ties, tie_groups, Grouping,
 };
-use crate::read::{Qrels, Run};
+use crate::read::{Qrels, RelFormat, Relations, Run};
+use crate::relations::{relate, Ranking, Related};
 use crate::summary::Totals;
 
 /// What one evaluation produced: per query and per output line, and the `all` values.
@@ -99,12 +100,46 @@ struct Planned<'a> {
     nine: bool,
 }
 
+/// Whether a measure reading `needs` can be measured on qrels read as `format`.
+fn reads(needs: Relevance, format: RelFormat) -> bool {
+    match needs {
+        Relevance::Any => true,
+        Relevance::Grades => format == RelFormat::Qrels,
+        Relevance::Groups => format == RelFormat::QrelsJg,
+        Relevance::Preferences => matches!(format, RelFormat::Prefs | RelFormat::QrelsPrefs),
+    }
+}
+
+/// The qrels hold what `options.rel_format` says they do.
+fn check_format(qrels: &Qrels, options: &Options) -> Result<()> {
+    let held = match &qrels.relations {
+        Relations::Grades => reads(Relevance::Grades, options.rel_format),
+        Relations::Groups(_) => reads(Relevance::Groups, options.rel_format),
+        Relations::Preferences(_) => reads(Relevance::Preferences, options.rel_format),
+    };
+    if held {
+        Ok(())
+    } else {
+        Err(Error::new(format!(
+            "the qrels were not read as -R {}",
+            options.rel_format.name()
+        )))
+    }
+}
+
 fn plan<'r>(requests: &'r [Request], options: &Options) -> Result<(Vec<Planned<'r>>, usize)> {
     let mut planned = Vec::with_capacity(requests.len());
     let mut width = 0;
     for request in requests {
         let kernel = kernel(&request.kernel)
             .ok_or_else(|| Error::new(format!("no kernel '{}'", request.kernel)))?;
+        if !reads(kernel.relevance, options.rel_format) {
+            return Err(Error::new(format!(
+                "measure '{}' cannot be measured with -R {}",
+                kernel.name,
+                options.rel_format.name()
+            )));
+        }
         let lines = kernel.lines(request);
         let own = request.relevance_level.map(|level| Options {
             relevance_level: level,
@@ -148,6 +183,34 @@ pub struct Measuring<'a> {
     /// Tell whether ties decided a printed value: per value slot, its line's number when the
     /// line is printed per query (`check_ties`).
     tie_lines: Option<Vec<Option<usize>>>,
+    /// With -Z: per value slot, its line's name (None: not a number, runid or relstring).
+    slot_names: Vec<Option<Vec<u8>>>,
+    /// Some measure reads the judgment groups or preferences: each query is joined with them.
+    relates: bool,
+}
+
+/// Whether some planned measure reads judgment groups or preferences.
+fn relates(planned: &[Planned]) -> bool {
+    planned.iter().any(|p| {
+        matches!(
+            p.kernel.relevance,
+            Relevance::Groups | Relevance::Preferences
+        )
+    })
+}
+
+/// Per value slot, the name of its line (as the requests name them), or None for a line that
+/// is no number (runid, relstring) or a request without names.
+fn slot_names(planned: &[Planned]) -> Vec<Option<Vec<u8>>> {
+    let mut names = Vec::new();
+    for p in planned {
+        let numeric = !matches!(p.kernel.value, Value::Tag | Value::Chars);
+        for i in 0..p.lines {
+            let name = p.request.lines.get(i).filter(|_| numeric);
+            names.push(name.map(|n| n.as_bytes().to_vec()));
+        }
+    }
+    names
 }
 
 impl<'a> Measuring<'a> {
@@ -157,13 +220,16 @@ impl<'a> Measuring<'a> {
         requests: &'a [Request],
         options: &'a Options,
     ) -> Result<Self> {
+        check_format(qrels, options)?;
         let (planned, width) = plan(requests, options)?;
         let grouping = Grouping::new(run, qrels);
-        let queries = grouping.evaluated(run, options)?;
+        let queries = grouping.evaluated(run, qrels, options)?;
         Ok(Measuring {
             qrels,
             run,
             options,
+            slot_names: slot_names(&planned),
+            relates: relates(&planned),
             planned,
             width,
             grouping,
@@ -460,12 +526,13 @@ pub fn assemble(
     parts: Parts,
     failure: Option<(Vec<u8>, Error)>,
 ) -> Result<Evaluation> {
+    check_format(qrels, options)?;
     let (planned, width) = plan(requests, options)?;
     let row_of = rows_of_parts(qrels, &parts, width)?;
     let run = no_lines(source);
     let mut grouping = Grouping::new(&run, qrels);
     grouping.in_run = row_of.iter().map(|&r| r != usize::MAX).collect();
-    let queries = grouping.evaluated(&run, options)?;
+    let queries = grouping.evaluated(&run, qrels, options)?;
     // the queries only -c brings in, measured here; with a part's failure, those before it
     let failed_at = match &failure {
         Some((qid, _)) => qrels.query(qid).unwrap_or(0),
@@ -480,6 +547,8 @@ pub fn assemble(
         qrels,
         run: &run,
         options,
+        slot_names: slot_names(&planned),
+        relates: relates(&planned),
         planned,
         width,
         grouping,
@@ -625,6 +694,8 @@ struct Scratch {
     groups: Vec<u32>,
     kept_groups: Vec<u32>,
     filtered_groups: Vec<u32>,
+    /// The query's judgment groups or preferences joined with its ranking.
+    related: Related,
 }
 
 /// Ranks, labels and measures some queries into their rows of `out` (and, when checking
@@ -663,8 +734,19 @@ impl Measuring<'_> {
             if checked && !cut_tie {
                 reverse_ties(&rows, &ranked, run, options.compat, &mut other);
             }
+            if self.relates {
+                let stand_in =
+                    !grouping.in_run[q] && options.empty_ok && options.max_docs != Some(0);
+                let ranking = Ranking {
+                    ranked: &rows,
+                    lines: grouping.lines(q),
+                    stand_in,
+                };
+                relate(q, &ranking, run, qrels, options, &mut scratch.related)?;
+            }
             let row = &mut out[i * width..(i + 1) * width];
             self.measure_ranking(q, &mut ranked, &mut scratch, &mut notes, row)?;
+            self.as_zscores(q, row);
             let Some(alt) = alt.as_deref_mut() else {
                 continue;
             };
@@ -681,8 +763,16 @@ impl Measuring<'_> {
                 label_ranking(&rows, q, run, qrels, &mut other);
             }
             self.measure_ranking(q, &mut other, &mut scratch, &mut notes, alt_row)?;
+            self.as_zscores(q, alt_row);
         }
         Ok(notes)
+    }
+
+    /// With -Z, a query's row as z-scores (before anything adds it up, as trec_eval does).
+    fn as_zscores(&self, q: usize, row: &mut [f64]) {
+        if let Some(zscores) = &self.options.zscores {
+            zscores.convert(self.qrels.qids.get(q), &self.slot_names, row);
+        }
     }
 
     /// Measures one labeled ranking of qrels query `q` (the stand-in of a query -c brings
@@ -716,6 +806,8 @@ impl Measuring<'_> {
             stand_in: absent && options.empty_ok,
             tally: None,
             ties: average.then_some(s.groups.as_slice()),
+            groups: &s.related.groups,
+            prefs: s.related.prefs.as_ref(),
         };
         let tally = Some(Tally::count(&whole, options.relevance_level));
         let not_evaluated = Query {
@@ -724,6 +816,8 @@ impl Measuring<'_> {
             stand_in: false,
             tally: None,
             ties: average.then_some(&[]),
+            groups: &[],
+            prefs: None,
         };
         for p in &self.planned {
             let query = if absent && p.nine {
@@ -770,6 +864,7 @@ mod tests {
             judged_only: false,
             relevance_level: None,
             summary,
+            lines: Vec::new(),
         }
     }
 

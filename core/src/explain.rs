@@ -203,6 +203,8 @@ pub fn explain(
         stand_in: false,
         tally: None,
         ties: None,
+        groups: &[],
+        prefs: None,
     };
     let tally = Some(Tally::count(&whole, options.relevance_level));
     let mut filtered = Vec::new();
@@ -440,6 +442,7 @@ mod tests {
             judged_only: false,
             relevance_level: None,
             summary: Summary::Mean,
+            lines: Vec::new(),
         }
     }
 

@@ -29,6 +29,17 @@ pub fn label_ranking(rows: &[usize], query: usize, run: &Run, qrels: &Qrels, out
     );
 }
 
+/// Relevance values of documents (by docno, in rank order) in qrels query `query`.
+pub fn label_docnos<'d>(
+    docnos: impl Iterator<Item = &'d [u8]>,
+    query: usize,
+    qrels: &Qrels,
+    out: &mut Vec<f64>,
+) {
+    out.clear();
+    out.extend(docnos.map(|docno| value_of(qrels.grade(query, docno))));
+}
+
 /// The docno of trec_eval 10's one-document ranking for a query only -c brings in.
 pub const STAND_IN: &[u8] = b"ceci_nest_pas_un_docno";
 

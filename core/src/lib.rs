@@ -13,4 +13,6 @@ pub mod output;
 pub mod printf;
 pub mod rank;
 pub mod read;
+pub mod relations;
 pub mod summary;
+pub mod zscores;

@@ -159,6 +159,8 @@ pub struct Request {
     /// This measure's own relevance level, in place of -l (ir_measures' rel=).
     pub relevance_level: Option<f64>,
     pub summary: Summary,
+    /// The names of its output lines, as printed (for -Z; empty when not given).
+    pub lines: Vec<String>,
 }
 
 /// How documents with equal scores are ordered (`--ties`).
@@ -203,6 +205,12 @@ pub struct Options {
     pub num_docs: i64,
     /// `--ties`.
     pub ties: Ties,
+    /// `-R`: the relevance format the qrels were read as.
+    pub rel_format: crate::read::RelFormat,
+    /// `-Z`: the means and deviations that turn each query's values into z-scores.
+    pub zscores: Option<std::sync::Arc<crate::zscores::ZScores>>,
+    /// `-D 0.QID`: evaluate this query only.
+    pub only_query: Option<Vec<u8>>,
 }
 
 impl Default for Options {
@@ -220,6 +228,9 @@ impl Default for Options {
             err_max_grade: 4,
             num_docs: 0,
             ties: Ties::Docno,
+            rel_format: crate::read::RelFormat::Qrels,
+            zscores: None,
+            only_query: None,
         }
     }
 }

@@ -59,17 +59,32 @@ impl Grouping {
         }
     }
 
-    /// The qrels queries to evaluate, in order: those of the run, or every one with -c.
-    pub fn evaluated(&self, run: &Run, options: &Options) -> Result<Vec<usize>> {
-        if !self.in_run.iter().any(|&x| x) && !options.empty_ok {
+    /// The qrels queries to evaluate, in order: those of the run, or every one with -c; with
+    /// `-D 0.QID` only QID's.
+    pub fn evaluated(&self, run: &Run, qrels: &Qrels, options: &Options) -> Result<Vec<usize>> {
+        let selected = |q: usize| {
+            options
+                .only_query
+                .as_deref()
+                .is_none_or(|qid| qrels.qids.get(q) == qid)
+        };
+        let any_in_run = (0..self.in_run.len()).any(|q| self.in_run[q] && selected(q));
+        if !any_in_run && !options.empty_ok {
             return Err(Error::in_file(
                 "no query has both results and judgments",
                 &run.source,
             ));
         }
-        Ok((0..self.in_run.len())
-            .filter(|&q| self.in_run[q] || options.complete)
-            .collect())
+        let queries: Vec<usize> = (0..self.in_run.len())
+            .filter(|&q| (self.in_run[q] || options.complete) && selected(q))
+            .collect();
+        if let (Some(qid), true) = (&options.only_query, queries.is_empty()) {
+            return Err(Error::new(format!(
+                "-D 0.{}: no such query to evaluate",
+                text(qid)
+            )));
+        }
+        Ok(queries)
     }
 
     /// Run lines of one qrels query, in file order.

@@ -47,19 +47,28 @@ impl Totals {
 
     /// The `all` value of each line, given how each is summarised.
     pub fn finish(&self, summaries: &[Summary], qrels: &Qrels, complete: bool) -> Vec<f64> {
-        let n = self.queries as f64;
+        // with -c, trec_eval divides by the number of qrels queries, and num_q is that number:
+        // every one of them is evaluated, unless -D 0.QID picked one
+        let queries = if complete {
+            qrels.qids.len().max(self.queries)
+        } else {
+            self.queries
+        };
+        let n = queries as f64;
         self.totals
             .iter()
             .zip(summaries)
             .zip(&self.absent_add_nothing)
             .map(|((&total, &summary), &nine)| match summary {
-                Summary::Mean if self.queries == 0 => 0.0,
+                Summary::Mean if queries == 0 => 0.0,
                 Summary::Mean => total / n,
-                Summary::GeometricMean if self.queries == 0 => 0.0,
+                Summary::GeometricMean if queries == 0 => 0.0,
                 Summary::GeometricMean => {
+                    // with -c, each query not evaluated counts as log(MIN_GEO_MEAN)
+                    let evaluated = if nine { self.in_run } else { self.queries };
                     let mut sum = total;
-                    if nine {
-                        sum += (self.queries - self.in_run) as f64 * MIN_GEO_MEAN.ln();
+                    if complete || nine {
+                        sum += (queries - evaluated) as f64 * MIN_GEO_MEAN.ln();
                     }
                     (sum / n).exp()
                 }
@@ -68,7 +77,7 @@ impl Totals {
                     qrels.grades.iter().filter(|&&g| g > 0.0).count() as f64
                 }
                 Summary::SumJudgedRelevant => total,
-                Summary::Count => self.queries as f64,
+                Summary::Count => n,
                 Summary::Tag | Summary::None => 0.0,
             })
             .collect()

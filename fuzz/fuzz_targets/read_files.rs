@@ -1,13 +1,17 @@
-//! Arbitrary bytes as a qrels file (integer and fractional grades) and as a run, with the
-//! default chunk size and a tiny one, plain and gzip-compressed: never a panic, an error is
-//! one line, and the chunk size never changes the outcome.
+//! Arbitrary bytes as a qrels file (integer and fractional grades), as each of `-R`'s other
+//! formats (qrels_jg, prefs, qrels_prefs) and as a run, with the default chunk size and a tiny
+//! one, plain and gzip-compressed: never a panic, an error is one line, and the chunk size
+//! never changes the outcome.
 #![no_main]
 
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
 use trecgain_core::error::Error;
-use trecgain_core::read::{read_qrels_with, read_run_with, Input, Qrels, ReadOptions, Run};
+use trecgain_core::read::{
+    read_qrels_with, read_relevance_with, read_run_with, Input, Qrels, ReadOptions, RelFormat,
+    Relations, Run,
+};
 
 fn check_error(e: &Error) {
     let text = e.to_string();
@@ -152,9 +156,48 @@ fn both<T: PartialEq + std::fmt::Debug>(a: Result<T, Error>, b: Result<T, Error>
     assert_eq!(a, b, "the chunk size changed the outcome");
 }
 
+/// The groups or preference lines of a file of another `-R` format, checked and flattened.
+type RelationsView = (QrelsView, Option<QrelsView>, Vec<usize>, Vec<(u32, u32, u64, u32, u64)>);
+
+fn relations_view(q: &Qrels) -> RelationsView {
+    let outer = qrels_view(q);
+    match &q.relations {
+        Relations::Grades => (outer, None, Vec::new(), Vec::new()),
+        Relations::Groups(g) => {
+            assert_eq!(g.first.len(), q.qids.len() + 1);
+            assert_eq!(*g.first.last().unwrap(), g.qrels.qids.len());
+            (outer, Some(qrels_view(&g.qrels)), g.first.clone(), Vec::new())
+        }
+        Relations::Preferences(p) => {
+            assert_eq!(p.offsets.len(), q.qids.len() + 1);
+            let lines = (0..p.level.len())
+                .map(|i| {
+                    let query = p.offsets.partition_point(|&o| o <= i) - 1;
+                    let doc = p.doc[i] as usize;
+                    assert!(doc >= q.offsets[query] && doc < q.offsets[query + 1]);
+                    (p.group[i], p.subgroup[i], p.level[i].to_bits(), p.doc[i], p.lines[i])
+                })
+                .collect();
+            (outer, None, p.offsets.clone(), lines)
+        }
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let chunk = 1 + data.first().copied().unwrap_or(0) as usize % 13;
     let input = |bytes: &[u8]| Input::from_bytes("fuzz.txt", bytes.to_vec());
+    for format in [RelFormat::QrelsJg, RelFormat::Prefs, RelFormat::QrelsPrefs] {
+        let big = read_relevance_with(input(data), false, format, &ReadOptions::default());
+        let small = read_relevance_with(input(data), false, format, &options(chunk));
+        if !matches!(&small, Err(e) if e.message.starts_with("line longer")) {
+            both(
+                big.as_ref().map(relations_view).map_err(Clone::clone),
+                small.as_ref().map(relations_view).map_err(Clone::clone),
+            );
+        } else if let Err(e) = &big {
+            check_error(e);
+        }
+    }
     for fractional in [false, true] {
         let big = read_qrels_with(input(data), fractional, &ReadOptions::default());
         let small = read_qrels_with(input(data), fractional, &options(chunk));

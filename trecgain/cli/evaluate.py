@@ -15,6 +15,8 @@ TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
 if TYPE_CHECKING:
     from ..options import EvaluationOptions
 
+#: -R's formats (trec_eval's names), in the order help lists them.
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 USAGE = "Usage: trecgain [-h] [-q] [--compat 10|9] [-j N] {-m measure}* qrels_file run_file [run_file ...]"
 DESCRIPTION = ("Evaluate a TREC run against qrels with trec_eval's measures, printing exactly what trec_eval "
                "prints (-h -m MEASURE explains one measure).")
@@ -50,13 +52,19 @@ class Evaluate(TrecgainCommand):
 @evaluation_options("measure to compute (repeatable; default: official), as trec_eval spells it (ndcg_cut.10) "
                     "or as ir_measures does (nDCG@10)")
 @click.option("-n", "--nosummary", "nosummary", is_flag=True, help="no 'all' lines")
-@click.option("-D", "--Debug_level", "debug", metavar="LEVEL", type=TEXT, hidden=True)
-@click.option("-R", "--Rel_info_format", "rel_format", metavar="qrels", type=Words(("qrels",)), help="only 'qrels'")
+@click.option("-D", "--Debug_level", "debug", metavar="0[.QID]", type=TEXT,
+              help="0 (no debug output), or 0.QID: evaluate that query only (trecgain explain shows a "
+                   "computation)")
+@click.option("-R", "--Rel_info_format", "rel_format", metavar="FORMAT", type=Words(REL_FORMATS),
+              help="qrels (default), qrels_jg (a judgment group in the second column), prefs (preference "
+                   "judgments) or qrels_prefs (qrels read as preferences)")
 @click.option("-T", "--Results_format", "results_format", metavar="trec_results", type=Words(("trec_results",)),
               help="only 'trec_results'")
 @click.option("--Output_old_results_format", "old_format", is_flag=True,
               help="accepted, no effect (trec_eval's obsolete -o)")
-@click.option("-Z", "--Zscore", "zscore", metavar="FILE", type=TEXT, hidden=True)
+@click.option("-Z", "--Zscore", "zscore", metavar="FILE", type=click.Path(),
+              help="print each value as a z-score against FILE's per-query means and deviations "
+                   "(qid measure mean deviation lines)")
 @click.option("-j", "--jobs", "jobs", metavar="N", type=TEXT,
               help="evaluate several run files in N processes (qrels read once)")
 @click.option("--dask", "dask", metavar="ADDRESS|local", type=Words(("local",)),
@@ -119,6 +127,12 @@ def command(per_query: bool, measures: list[str], complete: bool,
                     num_docs=collection_size,
                     err_max_grade=integer_option(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
                     ties=ties)
+    if rel_format not in (None, "qrels"):  # -R: the Evaluator's rel_format
+        settings["rel_format"] = rel_format
+    if zscore is not None:  # -Z FILE: the Evaluator's zscores
+        settings["zscores"] = zscore
+    if debug is not None and _debug_query(debug):  # -D 0.QID: the Evaluator's only_query
+        settings["only_query"] = _debug_query(debug)
     thresholds = _thresholds(fail_under, settings["measures"], compat, nosummary)
     if dask is not None:  # the runs are read by the cluster's workers: trecgain.distributed
         from .. import distributed  # not at start-up: only this path of the command needs it
@@ -127,7 +141,8 @@ def command(per_query: bool, measures: list[str], complete: bool,
             raise UsageError("-j and --dask exclude each other (--dask spreads the runs over the cluster's workers)")
         files = (files[0], *distributed.expand_runs(files[1:]))
     # -o is none of the inputs: a run given as a URL of a local file is that file
-    target = _output_target(output, files if dask is None else distributed.local_paths(files))
+    inputs = (*(files if dask is None else distributed.local_paths(files)), *([zscore] if zscore else []))
+    target = _output_target(output, inputs)  # never onto an input: the -Z file is one too
     try:
         if dask is not None:
             distributed.need_dask(distributed.COMMAND)  # Dask missing: one line before the options are checked
@@ -175,14 +190,24 @@ def _prints_runid(measures: list[str], compat: str) -> bool:
 
 def _refuse_unsupported(debug: str | None, zscore: str | None, rel_format: str | None,
                         results_format: str | None) -> None:
-    """trec_eval's options trecgain does not offer: an error saying so."""
-    if debug is not None:
-        raise TrecgainError("option -D (debug output) is not supported; use -q for per-query values")
-    if zscore is not None:
-        raise TrecgainError("option -Z (z-scores) is not supported; standardise the -q output instead")
-    for option, value, allowed in (("-R", rel_format, "qrels"), ("-T", results_format, "trec_results")):
-        if value is not None and value != allowed:
-            raise TrecgainError(f"option {option}: only the '{allowed}' format is supported, not '{value}'")
+    """trec_eval's option values trecgain does not offer: an error saying so."""
+    if debug is not None and _debug_query(debug) is None:
+        raise TrecgainError(f"option -D {debug}: trec_eval's debug output is not reproduced (-D 0 and -D 0.QID, "
+                            "one query only, are); `trecgain explain` shows how each measure is computed")
+    if rel_format is not None and rel_format not in REL_FORMATS:
+        raise TrecgainError(f"option -R: the formats are {', '.join(REL_FORMATS[:-1])} and {REL_FORMATS[-1]}, "
+                            f"not '{rel_format}'")
+    if results_format is not None and results_format != "trec_results":
+        raise TrecgainError(f"option -T: only the 'trec_results' format is supported, not '{results_format}'")
+
+
+def _debug_query(debug: str) -> str | None:
+    """-D LEVEL[.QID] at level 0 (trec_eval reads the level with atol): QID, "" without one;
+    None at another level."""
+    level, dot, qid = debug.partition(".")
+    if level.strip("0") or (dot and not qid):
+        return None
+    return qid
 
 
 def _options(settings: dict) -> EvaluationOptions:

@@ -16,7 +16,7 @@ use crate::options::{Compat, Options, Request};
 pub const MIN_GEO_MEAN: f64 = 0.00001;
 
 /// Sum over relevant ranked documents of precision at their rank (trec_eval's order).
-fn precision_sum(query: &Query, level: f64) -> (f64, usize) {
+pub(crate) fn precision_sum(query: &Query, level: f64) -> (f64, usize) {
     let (mut sum, mut rel) = (0.0, 0);
     for (i, &v) in query.ranked.iter().enumerate() {
         if v >= level {

@@ -11,7 +11,9 @@ pub mod counts;
 pub mod err;
 pub mod gain;
 pub mod gains;
+pub mod jg;
 pub mod precision;
+pub mod prefs;
 pub mod rbp;
 pub mod relstring;
 #[cfg(test)]
@@ -38,6 +40,10 @@ pub struct Query<'a> {
     /// With `--ties average`: per ranked document, its tie group's number (equal numbers are
     /// adjacent); the gain kernels give every document its group's mean gain.
     pub ties: Option<&'a [u32]>,
+    /// With `-R qrels_jg`: per judgment group, the ranking labeled by that group alone.
+    pub groups: &'a [jg::GroupRanking],
+    /// With `-R prefs` or `-R qrels_prefs`: the preferences counted against the ranking.
+    pub prefs: Option<&'a prefs::Counts>,
 }
 
 /// What one measuring part keeps across its queries: warnings (each said once), for the
@@ -120,6 +126,19 @@ pub enum Value {
     Chars,
 }
 
+/// Which relevance judgments (`-R`) a measure reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relevance {
+    /// Any format (runid, num_q).
+    Any,
+    /// Qrels: one grade per document.
+    Grades,
+    /// `-R qrels_jg`: judgment groups.
+    Groups,
+    /// `-R prefs` or `-R qrels_prefs`: preferences.
+    Preferences,
+}
+
 /// What `trecgain explain` shows a measure as, per rank (core/src/explain.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Explain {
@@ -200,6 +219,8 @@ pub struct KernelRecord {
     pub default_cutoffs: &'static [usize],
     /// The numbers of a request without any (points, coefficients, beta, length, p).
     pub default_numbers: &'static [f64],
+    /// The relevance judgments it reads.
+    pub relevance: Relevance,
 }
 
 impl KernelRecord {
@@ -242,6 +263,7 @@ pub static KERNELS: &[KernelRecord] = &[
         summary: Summary::Tag,
         per_query: false,
         tie_average: true,
+        relevance: Relevance::Any,
         ..record(
             "runid",
             counts::runid,
@@ -254,6 +276,7 @@ pub static KERNELS: &[KernelRecord] = &[
         per_query: false,
         tie_average: true,
         ir_measures: &["NumQ"],
+        relevance: Relevance::Any,
         ..record(
             "num_q",
             counts::num_q,
@@ -611,6 +634,109 @@ pub static KERNELS: &[KernelRecord] = &[
             "Retrieved documents judged nonrelevant (grade below -l); the summary is the sum.",
         )
     },
+    pref_count(
+        "prefs_num_prefs_poss",
+        prefs::num_prefs_poss,
+        "Preferences possible (-R prefs or qrels_prefs): every judged preference A > B, whether A, B, both or neither is retrieved; the summary is the sum.",
+    ),
+    pref_count(
+        "prefs_num_prefs_ful",
+        prefs::num_prefs_ful,
+        "Preferences fulfilled: A ranked above B, or A retrieved and B not; the summary is the sum.",
+    ),
+    pref_count(
+        "prefs_num_prefs_ful_ret",
+        prefs::num_prefs_ful_ret,
+        "Preferences fulfilled with A and B both retrieved; the summary is the sum.",
+    ),
+    pref(
+        "prefs_simp",
+        prefs::simp,
+        "Preferences fulfilled over preferences possible (a pair of which neither is retrieved counts as not fulfilled).",
+    ),
+    pref(
+        "prefs_pair",
+        prefs::pair,
+        "Per pair of documents some judgment group orders, the share of those groups the ranking agrees with, averaged over the pairs.",
+    ),
+    pref(
+        "prefs_avgjg",
+        prefs::avgjg,
+        "prefs_simp per judgment group, averaged over the groups.",
+    ),
+    pref(
+        "prefs_avgjg_Rnonrel",
+        prefs::avgjg_rnonrel,
+        "prefs_avgjg with each group's nonrelevant documents (level 0) made as many as its relevant ones.",
+    ),
+    pref(
+        "prefs_simp_ret",
+        prefs::simp_ret,
+        "prefs_simp over the pairs of retrieved documents only.",
+    ),
+    pref(
+        "prefs_pair_ret",
+        prefs::pair_ret,
+        "prefs_pair over the pairs of retrieved documents only.",
+    ),
+    pref(
+        "prefs_avgjg_ret",
+        prefs::avgjg_ret,
+        "prefs_avgjg over the pairs of retrieved documents only.",
+    ),
+    pref(
+        "prefs_avgjg_Rnonrel_ret",
+        prefs::avgjg_rnonrel_ret,
+        "prefs_avgjg_Rnonrel over the retrieved documents only.",
+    ),
+    pref(
+        "prefs_simp_imp",
+        prefs::simp_imp,
+        "prefs_simp without the pairs of which neither document is retrieved.",
+    ),
+    pref(
+        "prefs_pair_imp",
+        prefs::pair_imp,
+        "prefs_pair without the pairs of which neither document is retrieved.",
+    ),
+    pref(
+        "prefs_avgjg_imp",
+        prefs::avgjg_imp,
+        "prefs_avgjg without the pairs of which neither document is retrieved.",
+    ),
+    KernelRecord {
+        relevance: Relevance::Groups,
+        ..record(
+            "map_avgjg",
+            jg::map_avgjg,
+            "map on each judgment group's qrels (-R qrels_jg), averaged over the groups.",
+        )
+    },
+    KernelRecord {
+        relevance: Relevance::Groups,
+        ..at(
+            "P_avgjg",
+            jg::p_avgjg,
+            "P at cutoffs on each judgment group's qrels (-R qrels_jg), averaged over the groups: -m P_avgjg.5,10.",
+            &defaults::CUTOFFS,
+        )
+    },
+    KernelRecord {
+        params: ParamKind::Points,
+        naming: Naming::Points,
+        default_numbers: &defaults::R_MULTIPLIERS,
+        relevance: Relevance::Groups,
+        ..record(
+            "Rprec_mult_avgjg",
+            jg::rprec_mult_avgjg,
+            "Rprec_mult on each judgment group's qrels (-R qrels_jg), averaged over the groups: -m Rprec_mult_avgjg.0.5,1,2.",
+        )
+    },
+    record(
+        "yaap",
+        jg::yaap,
+        "Yet another AP (Robertson): ln((1 + S) / (1 + R - S)), S the sum of precision at each relevant retrieved document.",
+    ),
     KernelRecord {
         params: ParamKind::Persistence,
         naming: Naming::Params,
@@ -735,6 +861,24 @@ const fn record(name: &'static str, compute: Kernel, help: &'static str) -> Kern
         ir_params: &[],
         default_cutoffs: &[],
         default_numbers: &[],
+        relevance: Relevance::Grades,
+    }
+}
+
+/// A preference measure's record (`-R prefs`, `-R qrels_prefs`).
+const fn pref(name: &'static str, compute: Kernel, help: &'static str) -> KernelRecord {
+    KernelRecord {
+        relevance: Relevance::Preferences,
+        ..record(name, compute, help)
+    }
+}
+
+/// A preference count's record: a whole number per query, summed.
+const fn pref_count(name: &'static str, compute: Kernel, help: &'static str) -> KernelRecord {
+    KernelRecord {
+        value: Value::Count,
+        summary: Summary::Sum,
+        ..pref(name, compute, help)
     }
 }
 

@@ -21,6 +21,7 @@ fn request(name: &str, cutoffs: &[usize], gains: Option<GainSpec>) -> Request {
         judged_only: false,
         relevance_level: None,
         summary: Summary::Mean,
+        lines: Vec::new(),
     }
 }
 
@@ -41,6 +42,8 @@ fn eval_notes(
             stand_in: false,
             tally: None,
             ties: None,
+            groups: &[],
+            prefs: None,
         },
         req,
         options,
@@ -140,7 +143,15 @@ fn every_kernel_is_listed_once() {
     let count = names.len();
     names.dedup();
     assert_eq!(names.len(), count, "a kernel is listed twice");
-    assert!(kernel("yaap").is_none());
+    for name in [
+        "yaap",
+        "map_avgjg",
+        "P_avgjg",
+        "Rprec_mult_avgjg",
+        "prefs_avgjg_Rnonrel_ret",
+    ] {
+        assert!(kernel(name).is_some(), "{name}");
+    }
     assert_eq!(
         kernel("ndcg_cut")
             .unwrap()
@@ -1056,6 +1067,8 @@ fn cutoffs_must_be_ascending() {
                 stand_in: false,
                 tally: None,
                 ties: None,
+                groups: &[],
+                prefs: None,
             };
             let record = kernel(name).unwrap();
             assert!((record.compute)(
@@ -1109,6 +1122,8 @@ fn average_ties_give_each_document_its_groups_mean_gain() {
         stand_in: false,
         tally: None,
         ties: Some(&groups),
+        groups: &[],
+        prefs: None,
     };
     (record.compute)(
         &query,

@@ -35,6 +35,7 @@ use crate::error::{Error, Result};
 mod boundary;
 mod number;
 mod qrels;
+mod relations;
 mod run;
 mod scan;
 mod source;
@@ -45,6 +46,7 @@ mod tests;
 
 pub use boundary::{part_start, PartStart};
 use qrels::QrelsBuilder;
+pub use relations::{Groups, Preferences, RelFormat, Relations};
 use run::RunBuilder;
 use source::{cannot_read, Source};
 
@@ -147,6 +149,8 @@ pub struct Qrels {
     tables: Vec<HashTable<u32>>,
     /// Per query: its table in `tables`, or `qrels::NO_TABLE`.
     table_of: Vec<u32>,
+    /// What a `-R qrels_jg`, `prefs` or `qrels_prefs` file holds beyond this.
+    pub relations: Relations,
 }
 
 const SEED: u64 = 0x7265_6164_6572_2121;
@@ -179,10 +183,9 @@ pub(crate) fn room_needed(
 }
 
 pub(crate) fn malformed(kind: &str, found: usize, name: &str, line: u64) -> Error {
-    let (want, form) = if kind == "qrels" {
-        ("exactly 4", "qid iter docno grade")
-    } else {
-        ("at least 6", "qid iter docno rank score tag")
+    let (want, form) = match RelFormat::named(kind) {
+        Some(format) => (format!("exactly {}", format.fields()), format.form()),
+        None => ("at least 6".to_string(), "qid iter docno rank score tag"),
     };
     let what = match found {
         0 => "blank line".to_string(),
@@ -605,9 +608,22 @@ pub fn read_qrels(input: Input, fractional: bool) -> Result<Qrels> {
 
 /// Reads a qrels file with the given chunk size, line limit and size hint.
 pub fn read_qrels_with(input: Input, fractional: bool, options: &ReadOptions) -> Result<Qrels> {
+    read_relevance_with(input, fractional, RelFormat::Qrels, options)
+}
+
+/// Reads a relevance file of any `-R` format.
+pub fn read_relevance_with(
+    input: Input,
+    fractional: bool,
+    format: RelFormat,
+    options: &ReadOptions,
+) -> Result<Qrels> {
     let (mut source, limits) = open_source(input, options)?;
     let name = source.name.clone();
-    let mut b = QrelsBuilder::default();
+    let mut b = QrelsBuilder {
+        format,
+        ..QrelsBuilder::default()
+    };
     while let Some(chunk) = source.next_chunk()? {
         b.parse(&chunk, &name, fractional, &limits)?;
     }
@@ -646,11 +662,16 @@ fn file_size(path: &str) -> Option<u64> {
 
 /// Reads the qrels file at `path` (`-`: standard input), its columns reserved from its size.
 pub fn read_qrels_path(path: &str, fractional: bool) -> Result<Qrels> {
+    read_relevance_path(path, fractional, RelFormat::Qrels)
+}
+
+/// Reads the relevance file of `-R` format `format` at `path` (`-`: standard input).
+pub fn read_relevance_path(path: &str, fractional: bool, format: RelFormat) -> Result<Qrels> {
     let options = ReadOptions {
         size_hint: file_size(path),
         ..ReadOptions::default()
     };
-    read_qrels_with(Input::open(path)?, fractional, &options)
+    read_relevance_with(Input::open(path)?, fractional, format, &options)
 }
 
 /// Reads the run file at `path` (`-`: standard input), its columns reserved from its size;

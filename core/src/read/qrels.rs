@@ -1,4 +1,6 @@
-//! Qrels files: `qid iter docno grade`, grouped by query in byte order, indexed by hash.
+//! Qrels files: `qid iter docno grade`, grouped by query in byte order, indexed by hash; and
+//! the other relevance formats trec_eval reads with `-R` (`qrels_jg`, `prefs`,
+//! `qrels_prefs`), whose extra columns `read::relations` turns into groups or preferences.
 
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
@@ -10,7 +12,8 @@ use super::scan::split_line;
 use super::source::Chunk;
 use super::text::show;
 use super::{
-    hash_judgment, line_fault, malformed, room_needed, too_long_id, Limits, Qrels, MAX_ID_BYTES,
+    hash_judgment, line_fault, malformed, room_needed, too_long_id, Limits, Qrels, RelFormat,
+    Relations, MAX_ID_BYTES,
 };
 use crate::arena::Arena;
 use crate::error::{Error, Result};
@@ -29,7 +32,15 @@ pub(crate) struct QrelsBuilder {
     pub docnos: Arena,
     pub grades: Vec<f64>,
     pub lines: Vec<u64>,
-    reserved: bool,
+    pub reserved: bool,
+    /// The file's format: which columns it has, and what its second (and third) hold.
+    pub format: RelFormat,
+    /// `qrels_jg`, `prefs`, `qrels_prefs`: per line, its judgment group (second column).
+    pub groups: Interner,
+    pub group: Vec<u32>,
+    /// `prefs`: per line, its judgment subgroup (third column).
+    pub subgroups: Interner,
+    pub subgroup: Vec<u32>,
 }
 
 impl QrelsBuilder {
@@ -58,9 +69,11 @@ impl QrelsBuilder {
         let nul = memchr(0, &data[..end]).unwrap_or(usize::MAX);
         let mut pos = 0;
         let mut line = chunk.first_line;
+        let (want, kind) = (self.format.fields(), self.format.name());
+        let levels = fractional || self.format.levels();
         while pos < end {
             let start = pos;
-            let mut f = [0usize; 8]; // start, end of the first four fields
+            let mut f = [0usize; 10]; // start, end of the first five fields
             let comment = data[pos] == b'#';
             let (fields, p) = if comment {
                 (
@@ -78,18 +91,26 @@ impl QrelsBuilder {
                 line += 1;
                 continue;
             }
-            if fields != 4 {
-                return Err(malformed("qrels", fields, name, line));
+            if fields != want {
+                return Err(malformed(kind, fields, name, line));
             }
             let qid = &data[f[0]..f[1]];
-            let docno = &data[f[4]..f[5]];
-            let grade = &data[f[6]..f[7]];
-            for field in [qid, docno, grade] {
-                if field.len() > MAX_ID_BYTES {
-                    return Err(too_long_id(field.len(), name, line));
+            let last = 2 * want - 4; // the docno's field, then the grade's
+            let docno = &data[f[last]..f[last + 1]];
+            let grade = &data[f[last + 2]..f[last + 3]];
+            for k in 0..want {
+                let len = f[2 * k + 1] - f[2 * k];
+                if len > MAX_ID_BYTES {
+                    return Err(too_long_id(len, name, line));
                 }
             }
-            let grade = parse_grade(grade, fractional).map_err(|m| Error::at(m, name, line))?;
+            let grade = parse_grade(grade, levels).map_err(|m| Error::at(m, name, line))?;
+            if self.format != RelFormat::Qrels {
+                self.group.push(self.groups.intern(&data[f[2]..f[3]]));
+            }
+            if self.format == RelFormat::Prefs {
+                self.subgroup.push(self.subgroups.intern(&data[f[4]..f[5]]));
+            }
             let q = self.qids.intern(qid);
             self.query.push(q);
             self.docnos.push(docno);
@@ -107,9 +128,19 @@ impl QrelsBuilder {
 
     pub fn finish(self, name: &str, fractional: bool) -> Result<Qrels> {
         if self.grades.is_empty() {
-            return Err(Error::in_file("no judgments in the qrels file", name));
+            let what = match self.format {
+                RelFormat::Prefs => "no preferences in the prefs file",
+                RelFormat::QrelsPrefs => "no judgments in the qrels_prefs file",
+                RelFormat::QrelsJg => "no judgments in the qrels_jg file",
+                RelFormat::Qrels => "no judgments in the qrels file",
+            };
+            return Err(Error::in_file(what, name));
         }
-        assemble(name, self, fractional, Some("line"))
+        match self.format {
+            RelFormat::Qrels => assemble(name, self, fractional, Some("line")),
+            RelFormat::QrelsJg => super::relations::groups(name, self, fractional),
+            RelFormat::Prefs | RelFormat::QrelsPrefs => super::relations::preferences(name, self),
+        }
     }
 }
 
@@ -297,19 +328,20 @@ pub(crate) fn assemble(
         tables.push(table);
     }
     if let Some((first, second)) = duplicate {
-        let qid = show(qids.get(offsets.partition_point(|&o| o <= first) - 1));
+        let qid =
+            super::relations::query_name(qids.get(offsets.partition_point(|&o| o <= first) - 1));
         let docno = show(docnos.get(first));
         return Err(match unit {
             Some(unit) => Error::at(
                 format!(
-                    "document '{docno}' judged twice for query '{qid}' (first at {unit} {})",
+                    "document '{docno}' judged twice for query {qid} (first at {unit} {})",
                     lines[first]
                 ),
                 name,
                 lines[second],
             ),
             None => Error::in_file(
-                format!("document '{docno}' judged twice for query '{qid}'"),
+                format!("document '{docno}' judged twice for query {qid}"),
                 name,
             ),
         });
@@ -324,5 +356,6 @@ pub(crate) fn assemble(
         fractional,
         tables,
         table_of,
+        relations: Relations::Grades,
     })
 }

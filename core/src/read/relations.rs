@@ -1,0 +1,251 @@
+//! The relevance formats beyond one grade per (query, document) that trec_eval reads with `-R`:
+//!
+//! - `qrels_jg`: `qid jg docno grade`, the second column a judgment group (one judge's or one
+//!   session's judgments); each group is a qrels of its own.
+//! - `prefs`: `qid jg jsg docno level`: within a judgment subgroup (jsg) of a judgment group
+//!   (jg), a document with a higher level is preferred to one with a lower level.
+//! - `qrels_prefs`: an ordinary qrels read as preferences: `qid jg docno level`, every line of a
+//!   group in one subgroup.
+//!
+//! Each is held as a `Qrels` with one entry per distinct (query, document) (what ranks and
+//! labels the run) and its `relations`: the groups, or the preference lines.
+
+use hashbrown::HashMap;
+
+use super::qrels::{assemble, QrelsBuilder};
+use super::run::Interner;
+use super::text::show;
+use super::Qrels;
+use crate::arena::Arena;
+use crate::error::Result;
+
+/// What a relevance file is (`-R`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RelFormat {
+    /// `qid iter docno grade`.
+    #[default]
+    Qrels,
+    /// `qid jg docno grade`.
+    QrelsJg,
+    /// `qid jg jsg docno level`.
+    Prefs,
+    /// `qid jg docno level`, read as preferences.
+    QrelsPrefs,
+}
+
+impl RelFormat {
+    /// The format named as `-R` names it.
+    pub fn named(name: &str) -> Option<RelFormat> {
+        Some(match name {
+            "qrels" => RelFormat::Qrels,
+            "qrels_jg" => RelFormat::QrelsJg,
+            "prefs" => RelFormat::Prefs,
+            "qrels_prefs" => RelFormat::QrelsPrefs,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RelFormat::Qrels => "qrels",
+            RelFormat::QrelsJg => "qrels_jg",
+            RelFormat::Prefs => "prefs",
+            RelFormat::QrelsPrefs => "qrels_prefs",
+        }
+    }
+
+    /// Fields of a line.
+    pub fn fields(self) -> usize {
+        if self == RelFormat::Prefs {
+            5
+        } else {
+            4
+        }
+    }
+
+    /// The fields, as a malformed line's message shows them.
+    pub fn form(self) -> &'static str {
+        match self {
+            RelFormat::Qrels => "qid iter docno grade",
+            RelFormat::QrelsJg => "qid jg docno grade",
+            RelFormat::Prefs => "qid jg jsg docno level",
+            RelFormat::QrelsPrefs => "qid jg docno level",
+        }
+    }
+
+    /// Its last column is any number (trec_eval's atof), not an integer grade.
+    pub fn levels(self) -> bool {
+        matches!(self, RelFormat::Prefs | RelFormat::QrelsPrefs)
+    }
+}
+
+/// What qrels hold beyond one grade per (query, document).
+#[derive(Default)]
+pub enum Relations {
+    /// Nothing: a plain qrels.
+    #[default]
+    Grades,
+    /// `qrels_jg`: the judgment groups.
+    Groups(Box<Groups>),
+    /// `prefs`, `qrels_prefs`: the preference lines.
+    Preferences(Box<Preferences>),
+}
+
+/// The judgment groups of `qrels_jg`: one qrels query per (query, group), in that order (a
+/// group's query id is `qid NUL jg`).
+pub struct Groups {
+    pub qrels: Qrels,
+    /// The groups of query q (of the outer qrels) are `first[q]..first[q + 1]`.
+    pub first: Vec<usize>,
+}
+
+impl Groups {
+    /// The group queries of query q.
+    pub fn of(&self, query: usize) -> std::ops::Range<usize> {
+        self.first[query]..self.first[query + 1]
+    }
+}
+
+/// The lines of a preference file, grouped by query (file order within a query).
+pub struct Preferences {
+    /// The lines of query q are `offsets[q]..offsets[q + 1]`.
+    pub offsets: Vec<usize>,
+    /// Per line: its judgment group and subgroup, numbered in byte order of their names (the
+    /// order trec_eval sorts them in), its level, its document (a judgment index of the outer
+    /// qrels) and its line in the file.
+    pub group: Vec<u32>,
+    pub subgroup: Vec<u32>,
+    pub level: Vec<f64>,
+    pub doc: Vec<u32>,
+    pub lines: Vec<u64>,
+}
+
+/// A query id as messages show it: `'qid'`, or for a group's query `'qid' (judgment group 'jg')`.
+pub(crate) fn query_name(qid: &[u8]) -> String {
+    match qid.iter().position(|&c| c == 0) {
+        Some(nul) => format!(
+            "'{}' (judgment group '{}')",
+            show(&qid[..nul]),
+            show(&qid[nul + 1..])
+        ),
+        None => format!("'{}'", show(qid)),
+    }
+}
+
+/// Numbers of interned names in unsigned byte order of the names.
+fn ranks_in_byte_order(names: &Interner) -> Vec<u32> {
+    let ids = &names.ids;
+    let mut order: Vec<u32> = (0..ids.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| ids.get(a as usize).cmp(ids.get(b as usize)));
+    let mut rank = vec![0u32; ids.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i as usize] = r as u32;
+    }
+    rank
+}
+
+/// The queries of `b` without their judgments (what the run is grouped under).
+fn queries_only(name: &str, qids: Interner, fractional: bool) -> Result<Qrels> {
+    let b = QrelsBuilder {
+        qids,
+        ..QrelsBuilder::default()
+    };
+    assemble(name, b, fractional, Some("line"))
+}
+
+/// A `qrels_jg` file's qrels: its queries, each with its groups.
+pub(crate) fn groups(name: &str, mut b: QrelsBuilder, fractional: bool) -> Result<Qrels> {
+    let mut inner = QrelsBuilder::default();
+    let mut key = Vec::new();
+    for (j, &q) in b.query.iter().enumerate() {
+        key.clear();
+        key.extend_from_slice(b.qids.ids.get(q as usize));
+        key.push(0);
+        key.extend_from_slice(b.groups.ids.get(b.group[j] as usize));
+        inner.query.push(inner.qids.intern(&key));
+    }
+    inner.docnos = std::mem::take(&mut b.docnos);
+    inner.grades = std::mem::take(&mut b.grades);
+    inner.lines = std::mem::take(&mut b.lines);
+    let inner = assemble(name, inner, fractional, Some("line"))?;
+    let mut outer = queries_only(name, b.qids, fractional)?;
+    let mut first = vec![0usize; outer.qids.len() + 1];
+    for key in inner.qids.iter() {
+        let nul = key.iter().position(|&c| c == 0).unwrap_or(key.len());
+        if let Some(q) = outer.query(&key[..nul]) {
+            first[q + 1] += 1;
+        }
+    }
+    for q in 0..outer.qids.len() {
+        first[q + 1] += first[q];
+    }
+    outer.relations = Relations::Groups(Box::new(Groups {
+        qrels: inner,
+        first,
+    }));
+    Ok(outer)
+}
+
+/// A `prefs` or `qrels_prefs` file's qrels: its distinct (query, document) pairs, and its lines.
+pub(crate) fn preferences(name: &str, b: QrelsBuilder) -> Result<Qrels> {
+    let n = b.grades.len();
+    // the distinct documents of each query, each at its first line
+    let mut seen: HashMap<(u32, &[u8]), ()> = HashMap::with_capacity(n);
+    let mut distinct = QrelsBuilder::default();
+    let mut docnos = Arena::new();
+    for j in 0..n {
+        let (q, docno) = (b.query[j], b.docnos.get(j));
+        if seen.insert((q, docno), ()).is_none() {
+            distinct.query.push(q);
+            docnos.push(docno);
+            distinct.grades.push(0.0);
+            distinct.lines.push(b.lines[j]);
+        }
+    }
+    drop(seen);
+    distinct.docnos = docnos;
+    distinct.qids = b.qids;
+    let qids: Vec<Vec<u8>> = distinct.qids.ids.iter().map(<[u8]>::to_vec).collect();
+    let mut outer = assemble(name, distinct, true, Some("line"))?;
+    let group_rank = ranks_in_byte_order(&b.groups);
+    let subgroup_rank = ranks_in_byte_order(&b.subgroups);
+    let query_of: Vec<usize> = qids
+        .iter()
+        .map(|qid| outer.query(qid).unwrap_or(usize::MAX))
+        .collect();
+    // the lines, grouped by query in a stable counting sort
+    let nq = outer.qids.len();
+    let mut offsets = vec![0usize; nq + 1];
+    for &q in &b.query {
+        offsets[query_of[q as usize] + 1] += 1;
+    }
+    for q in 0..nq {
+        offsets[q + 1] += offsets[q];
+    }
+    let mut at = offsets.clone();
+    let mut prefs = Preferences {
+        offsets: Vec::new(),
+        group: vec![0; n],
+        subgroup: vec![0; n],
+        level: vec![0.0; n],
+        doc: vec![0; n],
+        lines: vec![0; n],
+    };
+    for j in 0..n {
+        let q = query_of[b.query[j] as usize];
+        let row = at[q];
+        at[q] += 1;
+        prefs.group[row] = group_rank[b.group[j] as usize];
+        prefs.subgroup[row] = if b.subgroup.is_empty() {
+            0
+        } else {
+            subgroup_rank[b.subgroup[j] as usize]
+        };
+        prefs.level[row] = b.grades[j];
+        prefs.doc[row] = outer.judgment(q, b.docnos.get(j)).unwrap_or(0) as u32;
+        prefs.lines[row] = b.lines[j];
+    }
+    prefs.offsets = offsets;
+    outer.relations = Relations::Preferences(Box::new(prefs));
+    Ok(outer)
+}

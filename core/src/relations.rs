@@ -1,0 +1,139 @@
+//! Stage 3, for the relevance formats beyond qrels: a query's ranking joined with its
+//! judgment groups (`-R qrels_jg`) or its preferences (`-R prefs`, `-R qrels_prefs`), once per
+//! query, for the kernels to read from `Query::groups` and `Query::prefs`.
+
+use crate::error::Result;
+use crate::label::{judged_grades, label_docnos, only_judged, STAND_IN};
+use crate::measures::jg::GroupRanking;
+use crate::measures::prefs::{Counts, Line};
+use crate::options::{Options, Ties};
+use crate::rank::{check_duplicates, rank_query_by};
+use crate::read::Groups;
+use crate::read::{Preferences, Qrels, Relations, Run};
+
+/// What a query's ranking makes of its groups or preferences (reused from query to query).
+#[derive(Default)]
+pub struct Related {
+    pub groups: Vec<GroupRanking>,
+    pub prefs: Option<Counts>,
+    rows: Vec<usize>,
+    lines: Vec<Line>,
+}
+
+/// One query's run lines.
+pub struct Ranking<'a> {
+    /// As trec_eval ranks them (after -M).
+    pub ranked: &'a [usize],
+    /// In file order.
+    pub lines: &'a [usize],
+    /// The query is one only -c brings in, ranked as trec_eval 10 ranks it (one document,
+    /// STAND_IN).
+    pub stand_in: bool,
+}
+
+/// Joins query `q`'s ranking with its groups or preferences.
+pub fn relate(
+    q: usize,
+    ranking: &Ranking,
+    run: &Run,
+    qrels: &Qrels,
+    options: &Options,
+    out: &mut Related,
+) -> Result<()> {
+    let Ranking {
+        ranked,
+        lines,
+        stand_in,
+    } = *ranking;
+    match &qrels.relations {
+        Relations::Grades => Ok(()),
+        Relations::Groups(groups) => {
+            label_groups(q, ranked, stand_in, run, groups, options, out);
+            Ok(())
+        }
+        Relations::Preferences(prefs) => {
+            count_preferences(q, lines, stand_in, run, qrels, prefs, options, out)
+        }
+    }
+}
+
+/// Each group's labels of the ranking (-J: without the documents that group does not judge).
+fn label_groups(
+    q: usize,
+    ranked: &[usize],
+    stand_in: bool,
+    run: &Run,
+    groups: &Groups,
+    options: &Options,
+    out: &mut Related,
+) {
+    let range = groups.of(q);
+    out.groups.resize_with(range.len(), GroupRanking::default);
+    let mut labels = Vec::new();
+    for (g, gq) in out.groups.iter_mut().zip(range) {
+        let docnos = ranked.iter().map(|&row| run.docnos.get(row));
+        let stand = stand_in.then_some(STAND_IN);
+        label_docnos(docnos.chain(stand), gq, &groups.qrels, &mut labels);
+        if options.judged_only {
+            only_judged(&labels, &mut g.ranked);
+        } else {
+            std::mem::swap(&mut g.ranked, &mut labels);
+        }
+        judged_grades(&groups.qrels, gq, &mut g.judged);
+    }
+}
+
+/// The preferences of query `q` counted against its ranking, which for preferences breaks
+/// score ties by docno ascending (form_prefs_counts.c) before -M.
+#[allow(clippy::too_many_arguments)]
+fn count_preferences(
+    q: usize,
+    lines: &[usize],
+    stand_in: bool,
+    run: &Run,
+    qrels: &Qrels,
+    prefs: &Preferences,
+    options: &Options,
+    out: &mut Related,
+) -> Result<()> {
+    out.rows.clear();
+    out.rows.extend_from_slice(lines);
+    rank_query_by(&mut out.rows, run, options, Ties::Reversed);
+    check_duplicates(&out.rows, run, &mut hashbrown::HashMap::new())?;
+    let base = qrels.offsets[q];
+    let judged = qrels.offsets[q + 1] - base;
+    let mut number = vec![u32::MAX; judged];
+    let mut next = 0u32;
+    let docnos = out.rows.iter().map(|&row| run.docnos.get(row));
+    for docno in docnos.chain(stand_in.then_some(STAND_IN)) {
+        if let Some(j) = qrels.judgment(q, docno) {
+            number[j - base] = next;
+            next += 1;
+        }
+    }
+    let judged_ret = next as usize;
+    let mut rest: Vec<usize> = (0..judged).filter(|&d| number[d] == u32::MAX).collect();
+    rest.sort_unstable_by(|&a, &b| qrels.docnos.get(base + a).cmp(qrels.docnos.get(base + b)));
+    for d in rest {
+        number[d] = next;
+        next += 1;
+    }
+    out.lines.clear();
+    out.lines
+        .extend((prefs.offsets[q]..prefs.offsets[q + 1]).map(|i| Line {
+            group: prefs.group[i],
+            subgroup: prefs.subgroup[i],
+            level: prefs.level[i],
+            doc: prefs.doc[i] - base as u32,
+            line: prefs.lines[i],
+        }));
+    let docno = |d: u32| crate::rank::text(qrels.docnos.get(base + d as usize));
+    out.prefs = Some(Counts::form(
+        &mut out.lines,
+        &number,
+        judged_ret,
+        &docno,
+        &qrels.source,
+    )?);
+    Ok(())
+}
