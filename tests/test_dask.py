@@ -767,3 +767,24 @@ def test_local_cluster_whose_workers_are_killed_until_none_is_left():
     assert time.monotonic() - start < 20
     assert (proc.returncode, out) == (1, b"")
     assert err == b"trecgain: (standard input): the Dask cluster has had no workers for 2 s: giving up\n", err
+
+
+# ---------------------------------------------------------------- trec_eval's other relevance formats
+
+
+@pytest.mark.parametrize("case_id", ["j0000", "j0001", "p0000", "p0001", "qp0000", "qp0001", "z0000", "z0001"])
+def test_relevance_formats_and_zscores_on_dask(cluster, case_id):
+    """-R qrels_jg, prefs and qrels_prefs, and -Z, on the cluster: the same bytes as without
+    --dask, and the recorded trec_eval output (testdata/conformance/relations), in both modes,
+    also with -q."""
+    from test_relations import invocation, load
+
+    address, _ = cluster
+    for mode in ("10", "9"):
+        expect = load(case_id)["expect"].get(mode)
+        if expect is None or expect.get("error") or "-" in invocation(case_id, mode)[0]:
+            continue
+        args, stdin = invocation(case_id, mode)
+        _, there = same(args, address, stdin)
+        assert there.stdout.decode("utf-8", "surrogateescape") == expect["stdout"], (case_id, mode)
+        same(["-q", *args], address, stdin)

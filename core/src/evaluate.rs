@@ -9,14 +9,12 @@ use hashbrown::HashMap;
 
 use crate::arena::Arena;
 use crate::error::{Error, Result};
-use crate::label::{judged_grades, label_ranking, only_judged, stand_in_value};
+use crate::label::{judged_grades, label_ranking, only_judged, prepare_query, stand_in_value};
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, KernelRecord, Notes, Query, Relevance, Value};
 use crate::options::{Compat, Options, Request, Summary, Ties};
 use crate::printf::printed;
-use crate::rank::{
-    check_duplicates, mixed_ties, rank_query, rank_query_by, reverse_ties, tie_groups, Grouping,
-};
+use crate::rank::{mixed_ties, rank_query_by, reverse_ties, tie_groups, Grouping};
 use crate::read::{Qrels, RelFormat, Relations, Run};
 use crate::relations::{relate, Ranking, Related};
 use crate::summary::Totals;
@@ -719,11 +717,16 @@ impl Measuring<'_> {
         let (mut rows, mut ranked, mut other) = (Vec::new(), Vec::new(), Vec::new());
         let mut scratch = Scratch::default();
         for (i, &q) in queries.iter().enumerate() {
-            rows.clear();
-            rows.extend_from_slice(grouping.lines(q));
-            let cut_tie = rank_query(&mut rows, run, options);
-            check_duplicates(&rows, run, &mut seen)?;
-            label_ranking(&rows, q, run, qrels, &mut ranked);
+            let cut_tie = prepare_query(
+                q,
+                grouping,
+                run,
+                qrels,
+                options,
+                &mut seen,
+                &mut rows,
+                &mut ranked,
+            )?;
             let mixed = options.ties == Ties::Docno
                 && (cut_tie || mixed_ties(&rows, &ranked, run, options.compat));
             notes.mixed_tie_queries += usize::from(mixed);

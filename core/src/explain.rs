@@ -10,13 +10,13 @@
 use hashbrown::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
-use crate::label::{judged_grades, label_ranking, only_judged};
+use crate::label::{judged_grades, only_judged, prepare_query};
 use crate::measures::gain::ranked_gains;
 use crate::measures::gains::{GainRule, Gains};
 use crate::measures::precision::Tally;
-use crate::measures::{kernel, Explain as Shape, Notes, Query, KERNELS};
-use crate::options::{Discount, GainSpec, Options, Request, Ties};
-use crate::rank::{check_duplicates, rank_query, sort_score, text, tie_groups, tie_runs, Grouping};
+use crate::measures::{kernel, Explain as Shape, KernelRecord, Notes, Query, KERNELS};
+use crate::options::{Compat, Discount, GainSpec, Options, Request, Ties};
+use crate::rank::{rank_query, sort_score, text, tie_groups, tie_runs, Grouping};
 use crate::read::{Qrels, Run};
 
 /// The measures explain can show: those whose record says how (`KernelRecord::explain`).
@@ -159,42 +159,8 @@ pub fn explain(
     query: usize,
     min_rows: usize,
 ) -> Result<Explanation> {
-    let record = kernel(&request.kernel);
-    let (Some(record), Some(shape)) = (record, record.and_then(|k| k.explain)) else {
-        return Err(Error::new(format!(
-            "explain shows {}, not '{}'",
-            supported().join(", "),
-            request.kernel
-        )));
-    };
-    let grouping = Grouping::new(run, qrels);
-    if !grouping.in_run.get(query).copied().unwrap_or(false) {
-        return Err(Error::in_file(
-            format!(
-                "query '{}' has no ranking in the run",
-                text(qrels.qids.get(query))
-            ),
-            &run.source,
-        ));
-    }
-    // the driver's steps (Measuring::measure_part), for this query alone
-    let mut rows = grouping.lines(query).to_vec();
-    let mut whole_ranking = rows.clone();
-    rank_query(&mut rows, run, options);
-    let unlimited = Options {
-        max_docs: None,
-        ..options.clone()
-    };
-    rank_query(&mut whole_ranking, run, &unlimited);
-    check_duplicates(&rows, run, &mut HashMap::new())?;
-    let mut ranked = Vec::new();
-    label_ranking(&rows, query, run, qrels, &mut ranked);
-    let mut kept = Vec::new();
-    if options.judged_only {
-        only_judged(&ranked, &mut kept);
-        rows = judged_rows(&rows, &ranked, &kept);
-        std::mem::swap(&mut ranked, &mut kept);
-    }
+    let (record, shape) = explained(request)?;
+    let (rows, ranked, whole_ranking) = ranking(qrels, run, query, options)?;
     let mut judged = Vec::new();
     judged_grades(qrels, query, &mut judged);
     let whole = Query {
@@ -245,16 +211,17 @@ pub fn explain(
 
     // the gains and the discount the kernel used
     let exponential = GainSpec::exponential();
-    let rule = if request.kernel == "ndcg_p" {
-        let mut rule = GainRule::of(&exponential);
-        rule.exact_ideal |= options.exact_ideal;
-        rule
-    } else {
-        GainRule::resolve(request.gains.as_ref(), options)
-    };
-    let keep_dcg = GainRule::is_default(request.gains.as_ref(), options);
+    let rule = gain_rule(request, options, &exponential);
     let gains = Gains::new(&query_seen, &rule, options.relevance_level, &mut notes)?;
-    let discount = (shape != Shape::Cg).then_some(options.discount);
+    let walk = Walk {
+        run,
+        compat: options.compat,
+        shape,
+        discount: (shape != Shape::Cg).then_some(options.discount),
+        keep_dcg: GainRule::is_default(request.gains.as_ref(), options),
+        gains: &gains,
+        judged: &judged,
+    };
 
     let ranked = query_seen.ranked;
     let per_rank = ranked_gains(&query_seen, &gains); // averaged over tie groups with --ties average
@@ -262,71 +229,7 @@ pub fn explain(
     if let Some(&largest) = request.cutoffs.last() {
         count = count.min(largest);
     }
-    let mut ideal = gains.ideal_grades();
-    let mut after_ideal = after_walk(&judged, &gains).into_iter();
-    let (mut dcg, mut ideal_dcg) = (0.0, 0.0);
-    let mut out_rows = Vec::with_capacity(count);
-    for i in 0..count {
-        let divisor = discount.map_or(1.0, |d: Discount| d.divisor(i));
-        let (mut doc, mut relevance, mut gain, mut discounted) = (None, None, None, None);
-        if let (Some(&v), Some(&row), Some(&g)) = (ranked.get(i), rows.get(i), per_rank.get(i)) {
-            let term = match discount {
-                None => {
-                    dcg += g; // cg_cut adds every gain, undivided
-                    g
-                }
-                Some(_) if g != 0.0 => {
-                    let term = g / divisor;
-                    dcg += term;
-                    term
-                }
-                Some(_) => 0.0,
-            };
-            doc = Some(Doc {
-                docno: run.docnos.get(row).to_vec(),
-                score: run.scores[row],
-                sort_score: sort_score(run.scores[row], options.compat),
-                line: run.lines[row],
-            });
-            relevance = Some(v);
-            gain = Some(g);
-            discounted = Some(term);
-        }
-        let (ideal_grade, ideal_gain, ideal_term) = match ideal.next() {
-            Some((grade, g)) => {
-                let term = if discount.is_some() { g / divisor } else { g };
-                ideal_dcg += term;
-                (Some(grade), Some(g), Some(term))
-            }
-            None => match after_ideal.next() {
-                Some(grade) => (Some(grade), None, Some(0.0)),
-                None => (None, None, None),
-            },
-        };
-        let value = match shape {
-            Shape::Ndcg if ideal_dcg > 0.0 => dcg / ideal_dcg,
-            Shape::Ndcg => 0.0,
-            Shape::NdcgCut if ideal_dcg > 0.0 => dcg / ideal_dcg,
-            Shape::NdcgCut if keep_dcg => dcg,
-            Shape::NdcgCut => 0.0,
-            Shape::Dcg | Shape::Cg => dcg,
-            Shape::Ideal => ideal_dcg,
-        };
-        out_rows.push(Row {
-            rank: i + 1,
-            doc,
-            relevance,
-            gain,
-            discount: divisor,
-            discounted_gain: discounted,
-            dcg,
-            ideal_grade,
-            ideal_gain,
-            ideal_discounted_gain: ideal_term,
-            ideal_dcg,
-            value,
-        });
-    }
+    let out_rows = walk.rows(ranked, &rows, &per_rank, count);
 
     let mut warnings = run.warnings.clone();
     warnings.extend(notes.warnings);
@@ -340,6 +243,173 @@ pub fn explain(
         judged: judged.len(),
         warnings,
     })
+}
+
+/// What the rows of an explanation are made from: the run (its documents), the kernel's gains
+/// and discount (None: cg_cut adds gains undivided), the shape of the value, whether nDCG@k
+/// stays DCG without an ideal (trec_eval's gains), and the judged grades (the ideal ranking
+/// goes on past its positive gains).
+struct Walk<'a> {
+    run: &'a Run,
+    compat: Compat,
+    shape: Shape,
+    discount: Option<Discount>,
+    keep_dcg: bool,
+    gains: &'a Gains,
+    judged: &'a [f64],
+}
+
+impl Walk<'_> {
+    /// The first `count` rows: each rank's document, gain and DCG so far beside the ideal
+    /// ranking's, and the measure there.
+    fn rows(&self, ranked: &[f64], rows: &[usize], per_rank: &[f64], count: usize) -> Vec<Row> {
+        let mut ideal = self.gains.ideal_grades();
+        let mut after_ideal = after_walk(self.judged, self.gains).into_iter();
+        let (mut dcg, mut ideal_dcg) = (0.0, 0.0);
+        let mut out_rows = Vec::with_capacity(count);
+        for i in 0..count {
+            let divisor = self.discount.map_or(1.0, |d: Discount| d.divisor(i));
+            let (mut doc, mut relevance, mut gain, mut discounted) = (None, None, None, None);
+            if let (Some(&v), Some(&row), Some(&g)) = (ranked.get(i), rows.get(i), per_rank.get(i))
+            {
+                let term = match self.discount {
+                    None => {
+                        dcg += g; // cg_cut adds every gain, undivided
+                        g
+                    }
+                    Some(_) if g != 0.0 => {
+                        let term = g / divisor;
+                        dcg += term;
+                        term
+                    }
+                    Some(_) => 0.0,
+                };
+                doc = Some(Doc {
+                    docno: self.run.docnos.get(row).to_vec(),
+                    score: self.run.scores[row],
+                    sort_score: sort_score(self.run.scores[row], self.compat),
+                    line: self.run.lines[row],
+                });
+                relevance = Some(v);
+                gain = Some(g);
+                discounted = Some(term);
+            }
+            let (ideal_grade, ideal_gain, ideal_term) = match ideal.next() {
+                Some((grade, g)) => {
+                    let term = if self.discount.is_some() {
+                        g / divisor
+                    } else {
+                        g
+                    };
+                    ideal_dcg += term;
+                    (Some(grade), Some(g), Some(term))
+                }
+                None => match after_ideal.next() {
+                    Some(grade) => (Some(grade), None, Some(0.0)),
+                    None => (None, None, None),
+                },
+            };
+            let value = match self.shape {
+                Shape::Ndcg if ideal_dcg > 0.0 => dcg / ideal_dcg,
+                Shape::Ndcg => 0.0,
+                Shape::NdcgCut if ideal_dcg > 0.0 => dcg / ideal_dcg,
+                Shape::NdcgCut if self.keep_dcg => dcg,
+                Shape::NdcgCut => 0.0,
+                Shape::Dcg | Shape::Cg => dcg,
+                Shape::Ideal => ideal_dcg,
+            };
+            out_rows.push(Row {
+                rank: i + 1,
+                doc,
+                relevance,
+                gain,
+                discount: divisor,
+                discounted_gain: discounted,
+                dcg,
+                ideal_grade,
+                ideal_gain,
+                ideal_discounted_gain: ideal_term,
+                ideal_dcg,
+                value,
+            });
+        }
+        out_rows
+    }
+}
+
+/// The record and explain's shape of the requested measure (an error for one explain lacks).
+fn explained(request: &Request) -> Result<(&'static KernelRecord, Shape)> {
+    let record = kernel(&request.kernel);
+    match (record, record.and_then(|k| k.explain)) {
+        (Some(record), Some(shape)) => Ok((record, shape)),
+        _ => Err(Error::new(format!(
+            "explain shows {}, not '{}'",
+            supported().join(", "),
+            request.kernel
+        ))),
+    }
+}
+
+/// The query's ranking as the evaluation prepares it (`prepare_query`, then -J): its run
+/// lines in rank order, their relevance values, and the whole ranking without -M (the ties
+/// beyond the cut); an error when the run has no ranking for it.
+fn ranking(
+    qrels: &Qrels,
+    run: &Run,
+    query: usize,
+    options: &Options,
+) -> Result<(Vec<usize>, Vec<f64>, Vec<usize>)> {
+    let grouping = Grouping::new(run, qrels);
+    if !grouping.in_run.get(query).copied().unwrap_or(false) {
+        return Err(Error::in_file(
+            format!(
+                "query '{}' has no ranking in the run",
+                text(qrels.qids.get(query))
+            ),
+            &run.source,
+        ));
+    }
+    let (mut rows, mut ranked) = (Vec::new(), Vec::new());
+    let mut seen = HashMap::new();
+    prepare_query(
+        query,
+        &grouping,
+        run,
+        qrels,
+        options,
+        &mut seen,
+        &mut rows,
+        &mut ranked,
+    )?;
+    let mut whole_ranking = grouping.lines(query).to_vec();
+    let unlimited = Options {
+        max_docs: None,
+        ..options.clone()
+    };
+    rank_query(&mut whole_ranking, run, &unlimited);
+    if options.judged_only {
+        let mut kept = Vec::new();
+        only_judged(&ranked, &mut kept);
+        rows = judged_rows(&rows, &ranked, &kept);
+        ranked = kept;
+    }
+    Ok((rows, ranked, whole_ranking))
+}
+
+/// The gain rule the kernel used: ndcg_p's exponential gains, else the request's or the
+/// options' (`exponential`: ndcg_p's spec, which the rule borrows).
+fn gain_rule<'a>(
+    request: &'a Request,
+    options: &'a Options,
+    exponential: &'a GainSpec,
+) -> GainRule<'a> {
+    if request.kernel == "ndcg_p" {
+        let mut rule = GainRule::of(exponential);
+        rule.exact_ideal |= options.exact_ideal;
+        rule
+    } else {
+        GainRule::resolve(request.gains.as_ref(), options)
+    }
 }
 
 /// The run lines of a ranking that -J keeps: those whose relevance value it keeps

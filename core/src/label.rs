@@ -4,7 +4,34 @@
 //! the qrels do not list it, UNJUDGED when listed with a negative grade. With -J every
 //! negative value is dropped and the rest close up their ranks.
 
+use hashbrown::HashMap;
+
+use crate::error::Result;
+use crate::options::Options;
+use crate::rank::{check_duplicates, rank_query, Grouping};
 use crate::read::{Qrels, Run};
+
+/// One qrels query's ranking as the evaluation and explain both prepare it: its run lines
+/// (`rows`) ranked under the tie rule and -M, refused if a document is retrieved twice
+/// (`seen`: scratch), and labeled with the qrels (`ranked`); whether -M cut through a tie.
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_query<'a>(
+    query: usize,
+    grouping: &Grouping,
+    run: &'a Run,
+    qrels: &Qrels,
+    options: &Options,
+    seen: &mut HashMap<&'a [u8], usize>,
+    rows: &mut Vec<usize>,
+    ranked: &mut Vec<f64>,
+) -> Result<bool> {
+    rows.clear();
+    rows.extend_from_slice(grouping.lines(query));
+    let cut_tie = rank_query(rows, run, options);
+    check_duplicates(rows, run, seen)?;
+    label_ranking(rows, query, run, qrels, ranked);
+    Ok(cut_tie)
+}
 
 /// Relevance value of a ranked document the qrels do not list.
 pub const NOT_IN_QRELS: f64 = -1.0;

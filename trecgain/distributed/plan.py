@@ -21,6 +21,20 @@ if TYPE_CHECKING:
     from ..options import EvaluationOptions
 
 
+def _relevance_file(source: str, rel_format: str) -> bytes:
+    """The bytes of a -R qrels_jg, prefs or qrels_prefs file, for the workers to read as the
+    client did: its groups and preferences travel as written (a plain qrels travels as the
+    judgments the client read)."""
+    if source in ("-", "(standard input)"):
+        raise TrecgainError(f"-R {rel_format} on Dask reads the relevance file again on the workers: give it as "
+                            "a file, not standard input")
+    try:
+        with open(source, "rb") as f:
+            return f.read()
+    except OSError as err:
+        raise TrecgainError(f"cannot read it again for the workers: {reason_of(err)}", source) from None
+
+
 class _Info:
     """What the client knows of a run once its parts are in: its name (`source`, as a Run's),
     whether its scores are its ranks, and the evaluation with ties reversed (None if none)."""
@@ -96,10 +110,10 @@ class _Job:
         part = evaluator.options.for_part()
         self.task = {"requests": self.requests, "options": part, "reversed": part.replace(ties="reversed"),
                      "ranks": evaluator.ties == "rank", "tie_check": self.tie_check}
-        qrels = evaluator.qrels
-        data = qrels.to_bytes()
-        key = hashlib.sha1(data).hexdigest() + ("f" if qrels.fractional else "")
-        self.qrels = self.ship((key, qrels.source, qrels.fractional, data))
+        qrels, rel_format = evaluator.qrels, evaluator.options.rel_format
+        data = qrels.to_bytes() if rel_format == "qrels" else _relevance_file(qrels.source, rel_format)
+        key = hashlib.sha1(data).hexdigest() + ("f" if qrels.fractional else "") + rel_format
+        self.qrels = self.ship((key, qrels.source, qrels.fractional, rel_format, data))
         self.partition = _partition_bytes(client, partition_bytes)
         try:
             self.workers = max(1, len(client.scheduler_info().get("workers", {})))

@@ -29,13 +29,13 @@ def _qrels(shipped: tuple) -> Any:
     """The qrels a task needs, read once per worker from what the client shipped."""
     from .. import _core  # not at import: only this path needs it
 
-    key, name, fractional, data = shipped
+    key, name, fractional, rel_format, data = shipped
     with _QRELS_LOCK:
         qrels = _QRELS.get(key)
         if qrels is None:
             if len(_QRELS) >= 4:
                 _QRELS.clear()
-            qrels = _QRELS[key] = _core.Qrels.read(io.BytesIO(data), name, fractional)
+            qrels = _QRELS[key] = _core.Qrels.read(io.BytesIO(data), name, fractional, rel_format)
     return qrels
 
 

@@ -178,32 +178,76 @@ pub(crate) fn assemble(
     fractional: bool,
     unit: Option<&str>,
 ) -> Result<Qrels> {
-    let n = b.grades.len();
-    if n > u32::MAX as usize {
+    if b.grades.len() > u32::MAX as usize {
         return Err(Error::in_file(
             "too many judgments (at most 4294967295)",
             name,
         ));
     }
-    let ids = &b.qids.ids;
-    let nq = ids.len();
-    let mut order: Vec<u32> = (0..nq as u32).collect();
-    order.sort_unstable_by(|&a, &c| ids.get(a as usize).cmp(ids.get(c as usize)));
-    let mut rank = vec![0u32; nq];
-    for (r, &q) in order.iter().enumerate() {
-        rank[q as usize] = r as u32;
-    }
-    let mut offsets = vec![0usize; nq + 1];
+    let (order, rank) = byte_order(&b.qids.ids);
+    let mut offsets = vec![0usize; order.len() + 1];
     for &q in &b.query {
         offsets[rank[q as usize] as usize + 1] += 1;
     }
-    for r in 0..nq {
+    for r in 0..order.len() {
         offsets[r + 1] += offsets[r];
     }
-    let mut qids = Arena::with_capacity(nq, 0);
+    let mut qids = Arena::with_capacity(order.len(), 0);
     for &q in &order {
-        qids.push(ids.get(q as usize));
+        qids.push(b.qids.ids.get(q as usize));
     }
+    let (docnos, grades, lines) = grouped(&mut b, &rank, &offsets);
+    let (tables, table_of, duplicate) = index(&offsets, &docnos, &lines);
+    if let Some((first, second)) = duplicate {
+        let qid =
+            super::relations::query_name(qids.get(offsets.partition_point(|&o| o <= first) - 1));
+        let docno = show(docnos.get(first));
+        return Err(match unit {
+            Some(unit) => Error::at(
+                format!(
+                    "document '{docno}' judged twice for query {qid} (first at {unit} {})",
+                    lines[first]
+                ),
+                name,
+                lines[second],
+            ),
+            None => Error::in_file(
+                format!("document '{docno}' judged twice for query {qid}"),
+                name,
+            ),
+        });
+    }
+    Ok(Qrels {
+        source: name.to_string(),
+        qids,
+        offsets,
+        docnos,
+        grades,
+        lines,
+        fractional,
+        tables,
+        table_of,
+        relations: Relations::Grades,
+    })
+}
+
+/// The queries in unsigned byte order of their ids (`order`), and each query's place in it
+/// (`rank`).
+fn byte_order(ids: &Arena) -> (Vec<u32>, Vec<u32>) {
+    let mut order: Vec<u32> = (0..ids.len() as u32).collect();
+    order.sort_unstable_by(|&a, &c| ids.get(a as usize).cmp(ids.get(c as usize)));
+    let mut rank = vec![0u32; ids.len()];
+    for (r, &q) in order.iter().enumerate() {
+        rank[q as usize] = r as u32;
+    }
+    (order, rank)
+}
+
+/// The judgments' columns (docnos, grades, lines) grouped by query in byte order, file order
+/// within a query: as they are when the file is so grouped, whole stretches copied when each
+/// query's judgments are together, a counting sort when they are scattered.
+fn grouped(b: &mut QrelsBuilder, rank: &[u32], offsets: &[usize]) -> (Arena, Vec<f64>, Vec<u64>) {
+    let n = b.grades.len();
     // Stretches of judgments of one query in the file: (start, end, rank of the query).
     let mut segments: Vec<(usize, usize, u32)> = Vec::new();
     let mut in_order = true; // already grouped in byte order (sorted qrels): kept as it is
@@ -221,8 +265,12 @@ pub(crate) fn assemble(
             }
         }
     }
-    let (docnos, grades, lines) = if in_order {
-        (b.docnos, b.grades, b.lines)
+    let columns = if in_order {
+        (
+            std::mem::take(&mut b.docnos),
+            std::mem::take(&mut b.grades),
+            std::mem::take(&mut b.lines),
+        )
     } else if segments.len() <= n / 8 + 1 {
         // A query's judgments are together in the file, the queries out of byte order (as in a
         // qrels sorted numerically): whole stretches are copied, in byte order of their query.
@@ -237,56 +285,75 @@ pub(crate) fn assemble(
         }
         (docnos, grades, lines)
     } else {
-        // A counting sort: each judgment's row, then one column at a time, each builder
-        // column dropped as soon as it is copied (a lower peak than copying all at once).
-        let mut row_at = offsets.clone();
-        let dest: Vec<u32> = b
-            .query
-            .iter()
-            .map(|&q| {
-                let r = rank[q as usize] as usize;
-                row_at[r] += 1;
-                (row_at[r] - 1) as u32
-            })
-            .collect();
-        drop(row_at);
-        let permute = |column: Vec<f64>| {
-            let mut out = vec![0.0; n];
-            for (j, &row) in dest.iter().enumerate() {
-                out[row as usize] = column[j];
-            }
-            out
-        };
-        let grades = permute(std::mem::take(&mut b.grades));
-        let mut lines = vec![0u64; n];
-        for (j, &row) in dest.iter().enumerate() {
-            lines[row as usize] = b.lines[j];
-        }
-        drop(std::mem::take(&mut b.lines));
-        let mut ends = vec![0u64; n];
-        for (j, &row) in dest.iter().enumerate() {
-            ends[row as usize] = b.docnos.get(j).len() as u64;
-        }
-        let mut total = 0;
-        for end in ends.iter_mut() {
-            total += *end;
-            *end = total;
-        }
-        let mut bytes = vec![0u8; total as usize];
-        for (j, &row) in dest.iter().enumerate() {
-            let docno = b.docnos.get(j);
-            let end = ends[row as usize] as usize;
-            bytes[end - docno.len()..end].copy_from_slice(docno);
-        }
-        (Arena::from_parts(bytes, ends), grades, lines)
+        counting_sort(b, rank, offsets)
     };
-    drop(b.query);
+    drop(std::mem::take(&mut b.query));
+    columns
+}
 
-    // The index; a duplicate pair is reported at the earliest line that repeats a judgment.
-    // One small table per query: a query's lookups stay within a few cache-resident kilobytes.
+/// Scattered judgments grouped by a counting sort: each judgment's row, then one column at a
+/// time, each builder column dropped as soon as it is copied (a lower peak than copying all
+/// at once).
+fn counting_sort(
+    b: &mut QrelsBuilder,
+    rank: &[u32],
+    offsets: &[usize],
+) -> (Arena, Vec<f64>, Vec<u64>) {
+    let n = b.grades.len();
+    let mut row_at = offsets.to_vec();
+    let dest: Vec<u32> = b
+        .query
+        .iter()
+        .map(|&q| {
+            let r = rank[q as usize] as usize;
+            row_at[r] += 1;
+            (row_at[r] - 1) as u32
+        })
+        .collect();
+    drop(row_at);
+    let column = std::mem::take(&mut b.grades);
+    let mut grades = vec![0.0; n];
+    for (j, &row) in dest.iter().enumerate() {
+        grades[row as usize] = column[j];
+    }
+    drop(column);
+    let mut lines = vec![0u64; n];
+    for (j, &row) in dest.iter().enumerate() {
+        lines[row as usize] = b.lines[j];
+    }
+    drop(std::mem::take(&mut b.lines));
+    let mut ends = vec![0u64; n];
+    for (j, &row) in dest.iter().enumerate() {
+        ends[row as usize] = b.docnos.get(j).len() as u64;
+    }
+    let mut total = 0;
+    for end in ends.iter_mut() {
+        total += *end;
+        *end = total;
+    }
+    let mut bytes = vec![0u8; total as usize];
+    for (j, &row) in dest.iter().enumerate() {
+        let docno = b.docnos.get(j);
+        let end = ends[row as usize] as usize;
+        bytes[end - docno.len()..end].copy_from_slice(docno);
+    }
+    (Arena::from_parts(bytes, ends), grades, lines)
+}
+
+/// The (query, docno) index: one small table per query of more than SCANNED judgments (a
+/// query's lookups stay within a few cache-resident kilobytes; a smaller one's are scanned),
+/// and the duplicate pair that repeats a judgment at the earliest line, if any, as (earlier,
+/// later) judgments.
+#[allow(clippy::type_complexity)]
+fn index(
+    offsets: &[usize],
+    docnos: &Arena,
+    lines: &[u64],
+) -> (Vec<HashTable<u32>>, Vec<u32>, Option<(usize, usize)>) {
+    let nq = offsets.len() - 1;
     let mut tables = Vec::new();
     let mut table_of = vec![NO_TABLE; nq];
-    let mut duplicate: Option<(usize, usize)> = None; // (earlier, later) judgment
+    let mut duplicate: Option<(usize, usize)> = None;
     for r in 0..nq {
         let (lo, hi) = (offsets[r], offsets[r + 1]);
         if hi - lo <= SCANNED {
@@ -327,35 +394,5 @@ pub(crate) fn assemble(
         table_of[r] = tables.len() as u32;
         tables.push(table);
     }
-    if let Some((first, second)) = duplicate {
-        let qid =
-            super::relations::query_name(qids.get(offsets.partition_point(|&o| o <= first) - 1));
-        let docno = show(docnos.get(first));
-        return Err(match unit {
-            Some(unit) => Error::at(
-                format!(
-                    "document '{docno}' judged twice for query {qid} (first at {unit} {})",
-                    lines[first]
-                ),
-                name,
-                lines[second],
-            ),
-            None => Error::in_file(
-                format!("document '{docno}' judged twice for query {qid}"),
-                name,
-            ),
-        });
-    }
-    Ok(Qrels {
-        source: name.to_string(),
-        qids,
-        offsets,
-        docnos,
-        grades,
-        lines,
-        fractional,
-        tables,
-        table_of,
-        relations: Relations::Grades,
-    })
+    (tables, table_of, duplicate)
 }
