@@ -17,7 +17,7 @@ use trecgain_core::output::{write_trec, write_trec_streamed, Kind, Layout, LineF
 use trecgain_core::read::{Qrels, Run};
 
 use crate::inputs::{PyQrels, PyRun};
-use crate::options::{core_options, request, RequestTuple};
+use crate::options::{core_options, core_requests, RequestTuple};
 use crate::to_py;
 
 #[pyclass(frozen, name = "Evaluation", module = "trecgain._core")]
@@ -334,10 +334,7 @@ pub(crate) fn py_evaluate(
     keep_values: bool,
     tie_lines: Option<Vec<Option<usize>>>,
 ) -> PyResult<PyEvaluation> {
-    let requests = requests
-        .into_iter()
-        .map(request)
-        .collect::<PyResult<Vec<_>>>()?;
+    let requests = core_requests(requests)?;
     let options = core_options(options)?;
     let measured = Measured {
         qrels: qrels.inner.clone(),
@@ -375,10 +372,7 @@ pub(crate) fn failing_query<'py>(
     requests: Vec<RequestTuple>,
     options: &Bound<'py, PyAny>,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
-    let requests = requests
-        .into_iter()
-        .map(request)
-        .collect::<PyResult<Vec<_>>>()?;
+    let requests = core_requests(requests)?;
     let options = core_options(options)?;
     let (q, r) = (&qrels.inner, &run.inner);
     let failed = py.allow_threads(|| {
@@ -417,10 +411,7 @@ pub(crate) fn py_assemble(
     keep_values: bool,
     failure: Option<Failure>,
 ) -> PyResult<PyEvaluation> {
-    let requests = requests
-        .into_iter()
-        .map(request)
-        .collect::<PyResult<Vec<_>>>()?;
+    let requests = core_requests(requests)?;
     let options = core_options(options)?;
     let bytes = values.as_bytes();
     if bytes.len() % 8 != 0 {

@@ -48,6 +48,11 @@ fn gain_spec((text, pairs, scheme, exact_ideal): SpecTuple) -> PyResult<GainSpec
     })
 }
 
+/// The requests' tuples as the core's requests, each checked.
+pub(crate) fn core_requests(tuples: Vec<RequestTuple>) -> PyResult<Vec<Request>> {
+    tuples.into_iter().map(request).collect()
+}
+
 pub(crate) fn request(
     (kernel, cutoffs, params, gains, judged_only, relevance_level, summary, lines): RequestTuple,
 ) -> PyResult<Request> {

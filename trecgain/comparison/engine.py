@@ -306,14 +306,15 @@ class _Comparer:
         """The comparisons over the queries kept (finite values and differences only)."""
         from . import stats  # not at import: only this path needs it
 
-        trial = Trial(x, diffs, pairs, self.permutations, self.seed, self.all_pairs, self.wilcoxon, self.test, {})
+        trial = Trial(x, diffs, pairs, self.permutations, self.seed, self.all_pairs, self.wilcoxon, self.test,
+                      self.confidence, {})
         p_values = significance.chosen(trial)
         se = trial.extra.get("se_randomization", [float("nan")] * len(pairs))
         boot = stats.bootstrap(diffs, self.bootstrap, self.seed, self.confidence)
         out = []
         for k, (i, j) in enumerate(pairs):
             d = diffs[k]
-            t, _, lo, hi = stats.paired_t(d, self.confidence)
+            t, lo, hi = trial.extra["paired_t"][k]  # the t-test's (always computed)
             p = {name: values[k] for name, values in p_values.items()}
             wins, ties, losses = stats.wins_ties_losses(d)
             moved = [q for q in range(len(qids)) if abs(d[q]) > 1e-12]

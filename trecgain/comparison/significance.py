@@ -9,10 +9,12 @@ from ..record import Record
 
 class Trial(Record):
     """What a test sees of one measure line: `values` (queries x runs, numpy), `diffs` (b - a
-    per pair, over the same queries), `pairs` [(a, b)], the resampling settings, and `extra`,
-    where a test leaves what else the output shows (the randomization test's standard error)."""
+    per pair, over the same queries), `pairs` [(a, b)], the resampling settings, the level of
+    the intervals, and `extra`, where a test leaves what else the output shows (the t-test's
+    statistic and interval, the randomization test's standard error)."""
 
-    __slots__ = ("values", "diffs", "pairs", "permutations", "seed", "all_pairs", "wilcoxon", "test", "extra")
+    __slots__ = ("values", "diffs", "pairs", "permutations", "seed", "all_pairs", "wilcoxon", "test", "confidence",
+                 "extra")
 
 
 class Significance(Record):
@@ -29,7 +31,9 @@ class Significance(Record):
 def _t(trial: Trial) -> list[float]:
     from . import stats  # not at import: numpy and scipy only when comparing
 
-    return [stats.paired_t(d)[1] for d in trial.diffs]
+    tests = [stats.paired_t(d, trial.confidence) for d in trial.diffs]
+    trial.extra["paired_t"] = [(t, low, high) for t, _, low, high in tests]
+    return [p for _, p, _, _ in tests]
 
 
 def _randomization(trial: Trial) -> list[float]:
