@@ -198,10 +198,14 @@ class TrecgainCommand(click.Command):
         """`args` with each long option's unique prefix spelled out (getopt_long's reading); an
         ambiguous prefix is a usage error, an unknown name is left for click to refuse."""
         takes: dict[str, bool] = {}
+        long_of: dict[str, str] = {}
         for param in self.get_params(ctx):
             if isinstance(param, click.Option):
+                longs = [name for name in param.opts if name.startswith("--")]
                 for name in param.opts:
                     takes[name] = not param.is_flag
+                    if longs and not name.startswith("--"):
+                        long_of[name] = longs[0]
         out: list[str] = []
         i = 0
         while i < len(args):
@@ -215,8 +219,9 @@ class TrecgainCommand(click.Command):
                 out.append(name + eq + value)
                 value_follows = takes.get(name) and not eq
             else:
-                out.append(arg)
                 value_follows = arg.startswith("-") and arg != "-" and _bundle_ends_wanting_value(arg, takes)
+                spelled = _bundle_as_long(arg, takes, long_of) if arg.startswith("-") and arg != "-" else None
+                out.extend(spelled if spelled is not None and (i < len(args) or not value_follows) else [arg])
             if value_follows and i < len(args):  # the option's value, whatever it looks like
                 out.append(args[i])
                 i += 1
@@ -249,6 +254,24 @@ def _full_name(name: str, takes: dict[str, bool], ctx: click.Context) -> str:
     if len(matches) > 1:
         raise click.UsageError(f"option '{name}' is ambiguous: {', '.join(matches)}", ctx)
     return matches[0] if matches else name
+
+
+def _bundle_as_long(arg: str, takes: dict[str, bool], long_of: dict[str, str]) -> list[str] | None:
+    """A bundle of short options (-qc, -mndcg, -l2) spelled long (--q.., --measure=ndcg), or None
+    when a letter is unknown or has no long name (click then reads it as given).  click's parser
+    looks every short option up as a long one first, and a miss builds a "did you mean" list:
+    a difflib import and a search per option on every ordinary command line."""
+    out: list[str] = []
+    for k, letter in enumerate(arg[1:], 1):
+        wants, long = takes.get(f"-{letter}"), long_of.get(f"-{letter}")
+        if wants is None or long is None:
+            return None
+        if wants:
+            value = arg[k + 1:]
+            out.append(f"{long}={value}" if value else long)
+            return out
+        out.append(long)
+    return out
 
 
 def _bundle_ends_wanting_value(arg: str, takes: dict[str, bool]) -> bool:

@@ -117,47 +117,54 @@ def command(per_query: bool, measures: list[str], complete: bool,
     if files[1:].count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one run only")
     tie_rule(ties)
-    form = _output_format(output_format, per_query, nosummary)
-    # the Evaluator's arguments, and the options --format json reports
-    settings = dict(measures=list(measures) or ["official"],
-                    relevance_level=integer_option(level, "-l") if level is not None else 1,
-                    judged_only=judged_only, complete=complete,
-                    max_docs=integer_option(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
-                    discount=discount, exact_ideal=exact_ideal, fractional_grades=fractional_grades,
-                    num_docs=collection_size,
-                    err_max_grade=integer_option(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
-                    ties=ties)
-    if rel_format not in (None, "qrels"):  # -R: the Evaluator's rel_format
-        settings["rel_format"] = rel_format
-    if zscore is not None:  # -Z FILE: the Evaluator's zscores
-        settings["zscores"] = zscore
-    if debug is not None and _debug_query(debug):  # -D 0.QID: the Evaluator's only_query
-        settings["only_query"] = _debug_query(debug)
-    thresholds = _thresholds(fail_under, settings["measures"], compat, nosummary)
-    if dask is not None:  # the runs are read by the cluster's workers: trecgain.distributed
-        from .. import distributed  # not at start-up: only this path of the command needs it
-
-        if jobs is not None:
-            raise UsageError("-j and --dask exclude each other (--dask spreads the runs over the cluster's workers)")
-        files = (files[0], *distributed.expand_runs(files[1:]))
-    # -o is none of the inputs: a run given as a URL of a local file is that file
-    inputs = (*(files if dask is None else distributed.local_paths(files)), *([zscore] if zscore else []))
-    target = _output_target(output, inputs)  # never onto an input: the -Z file is one too
+    ahead = _read_ahead(files, ties) if dask is None else None  # read while the rest is checked and imported
     try:
-        if dask is not None:
-            distributed.need_dask(distributed.COMMAND)  # Dask missing: one line before the options are checked
-            outcomes = distributed.command_outcomes(dask, files, settings["measures"], _options(settings), per_query,
-                                                    not nosummary, form, quiet)
-        else:
-            from .jobs import evaluate_runs  # not at start-up: only this path of the command needs it
+        form = _output_format(output_format, per_query, nosummary)
+        # the Evaluator's arguments, and the options --format json reports
+        settings = dict(measures=list(measures) or ["official"],
+                        relevance_level=integer_option(level, "-l") if level is not None else 1,
+                        judged_only=judged_only, complete=complete,
+                        max_docs=integer_option(max_docs, "-M", 0), compat=compat, global_gains=global_gains,
+                        discount=discount, exact_ideal=exact_ideal, fractional_grades=fractional_grades,
+                        num_docs=collection_size,
+                        err_max_grade=integer_option(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
+                        ties=ties)
+        if rel_format not in (None, "qrels"):  # -R: the Evaluator's rel_format
+            settings["rel_format"] = rel_format
+        if zscore is not None:  # -Z FILE: the Evaluator's zscores
+            settings["zscores"] = zscore
+        if debug is not None and _debug_query(debug):  # -D 0.QID: the Evaluator's only_query
+            settings["only_query"] = _debug_query(debug)
+        thresholds = _thresholds(fail_under, settings["measures"], compat, nosummary)
+        if dask is not None:  # the runs are read by the cluster's workers: trecgain.distributed
+            from .. import distributed  # not at start-up: only this path of the command needs it
 
-            evaluator, runs = _evaluator(files, settings)
-            outcomes = evaluate_runs(evaluator, runs, integer_option(jobs, "-j", 1) or 1, per_query, not nosummary,
-                                      form, files[1:], quiet)
-    except TrecgainError as err:  # `trecgain run qrels`: say so, not what the run's first line lacks
-        from ..output import swapped_error  # not at start-up: only this path of the command needs it
+            if jobs is not None:
+                raise UsageError("-j and --dask exclude each other "
+                                 "(--dask spreads the runs over the cluster's workers)")
+            files = (files[0], *distributed.expand_runs(files[1:]))
+        # -o is none of the inputs: a run given as a URL of a local file is that file
+        inputs = (*(files if dask is None else distributed.local_paths(files)), *([zscore] if zscore else []))
+        target = _output_target(output, inputs)  # never onto an input: the -Z file is one too
+        try:
+            if dask is not None:
+                distributed.need_dask(distributed.COMMAND)  # Dask missing: one line before the options are checked
+                outcomes = distributed.command_outcomes(dask, files, settings["measures"], _options(settings),
+                                                        per_query, not nosummary, form, quiet)
+            else:
+                from .jobs import evaluate_runs  # not at start-up: only this path of the command needs it
 
-        raise swapped_error(err, files[0], files[1], "trecgain [options] QRELS RUN...") from None
+                evaluator, runs = _evaluator(files, settings, ahead)
+                outcomes = evaluate_runs(evaluator, runs, integer_option(jobs, "-j", 1) or 1, per_query, not nosummary,
+                                          form, files[1:], quiet)
+        except TrecgainError as err:  # `trecgain run qrels`: say so, not what the run's first line lacks
+            from ..output import swapped_error  # not at start-up: only this path of the command needs it
+
+            raise swapped_error(err, files[0], files[1], "trecgain [options] QRELS RUN...") from None
+    except BaseException:
+        if ahead is not None:
+            ahead.join()  # a thread still in the core must not meet the interpreter's exit
+        raise
     header = {"trecgain": __version__, "compat": compat, "qrels": files[0],
               "options": {**{k: v for k, v in settings.items() if k != "compat"}, "per_query": per_query,
                           "nosummary": nosummary}}
@@ -222,23 +229,24 @@ def _options(settings: dict) -> EvaluationOptions:
         check.measures(settings["measures"]), compat, []))
 
 
-def _evaluator(files: tuple[str, ...], settings: dict) -> tuple[object, tuple]:
-    """The Evaluator of the qrels and the runs to evaluate (a single run file is read while
-    the qrels are)."""
-    from ..evaluate import Evaluator  # not at start-up: only this path of the command needs it
+def _read_ahead(files: tuple[str, ...], ties: str) -> object | None:
+    """A single run file's reading, started on a second thread (None: stdin or several runs)."""
+    if len(files) != 2 or files[1] == "-":
+        return None
     from .jobs import ReadAhead  # not at start-up: only this path of the command needs it
 
-    runs: list = list(files[1:])
-    if len(runs) == 1 and runs[0] != "-":
-        runs[0] = ReadAhead(runs[0], settings["ties"] == "rank")  # the run is read while the qrels are
-    try:
-        evaluator = Evaluator.from_options(files[0], settings["measures"], _options(settings))
-    finally:
-        if isinstance(runs[0], ReadAhead):
-            runs[0].join()  # a thread still in the core must not meet the interpreter's exit
-    if isinstance(runs[0], ReadAhead):
-        runs[0] = runs[0].result()  # only now: an error in the qrels is reported first
-    return evaluator, tuple(runs)
+    return ReadAhead(files[1], ties == "rank")
+
+
+def _evaluator(files: tuple[str, ...], settings: dict, ahead: object | None) -> tuple[object, tuple]:
+    """The Evaluator of the qrels and the runs to evaluate (`ahead`: the single run's reading,
+    under way since the options were read; it goes on while the qrels are read)."""
+    from ..evaluate import Evaluator  # not at start-up: only this path of the command needs it
+
+    evaluator = Evaluator.from_options(files[0], settings["measures"], _options(settings))
+    if ahead is not None:
+        return evaluator, (ahead.result(),)  # only now: an error in the qrels is reported first
+    return evaluator, tuple(files[1:])
 
 
 def _note(message: str, quiet: bool) -> None:
