@@ -96,6 +96,7 @@ fn count_preferences(
     options: &Options,
     out: &mut Related,
 ) -> Result<()> {
+    out.prefs = None; // the last query's counts go first: this query's reuse their matrix
     out.rows.clear();
     out.rows.extend_from_slice(lines);
     rank_query_by(&mut out.rows, run, options, Ties::Reversed);
