@@ -284,22 +284,30 @@ impl Counts {
         self.touched[lo * self.judged.div_ceil(64) + hi / 64] |= 1 << (hi % 64);
     }
 
-    /// The pairs some group orders, (i, j) with i < j, in row order.
-    fn ordered_pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+    /// Calls `visit(i, j)` for each pair some group orders, i < j, with i in `rows` and
+    /// j >= `from`, in row order.
+    fn each_ordered_pair(
+        &self,
+        rows: std::ops::Range<usize>,
+        from: usize,
+        mut visit: impl FnMut(usize, usize),
+    ) {
         let words = self.judged.div_ceil(64);
-        (0..self.judged).flat_map(move |i| {
+        for i in rows {
             let row = &self.touched[i * words..(i + 1) * words];
-            row.iter().enumerate().flat_map(move |(w, &bits)| {
-                let mut rest = bits;
-                std::iter::from_fn(move || {
-                    (rest != 0).then(|| {
-                        let bit = rest.trailing_zeros() as usize;
-                        rest &= rest - 1;
-                        (i, w * 64 + bit)
-                    })
-                })
-            })
-        })
+            for (w, &bits) in row.iter().enumerate().skip(from / 64) {
+                let mut rest = if w == from / 64 {
+                    bits & (!0u64 << (from % 64))
+                } else {
+                    bits
+                };
+                while rest != 0 {
+                    let j = w * 64 + rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    visit(i, j);
+                }
+            }
+        }
     }
 
     /// prefs_pair's sums (see `PairSums`): the ordered pairs in trec_eval's order (row by row),
@@ -313,24 +321,24 @@ impl Counts {
             };
             let share = |a: u16, b: u16| f64::from(a) / (f64::from(a) + f64::from(b));
             let (mut ret, mut pairs) = (0.0, [0u64; 3]);
-            for (i, j) in self.ordered_pairs() {
+            self.each_ordered_pair(0..n, 0, |i, j| {
                 let (a, b) = cells(i, j);
                 if a == 0 && b == 0 {
-                    continue; // counted 65536 times: wrapped to 0, as trec_eval's counter does
+                    return; // counted 65536 times: wrapped to 0, as trec_eval's counter does
                 }
                 let kind = usize::from(j >= njr) + usize::from(i >= njr);
                 pairs[kind] += 1;
                 if kind == 0 {
                     ret += share(a, b);
                 }
-            }
+            });
             let mut imp = ret;
-            for (i, j) in self.ordered_pairs().take_while(|&(i, _)| i < njr) {
+            self.each_ordered_pair(0..njr.min(n), njr, |i, j| {
                 let (a, b) = cells(i, j);
-                if j >= njr && (a != 0 || b != 0) {
+                if a != 0 || b != 0 {
                     imp += share(a, b);
                 }
-            }
+            });
             PairSums { ret, imp, pairs }
         })
     }
