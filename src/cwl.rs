@@ -5,12 +5,19 @@ use pyo3::prelude::*;
 
 use trecgain_core::cwl::{self, Bounds, Topic, CWL_RECORDS};
 
-type RecordTuple = (&'static str, Vec<(&'static str, Option<&'static str>)>, &'static str);
+type RecordTuple = (
+    &'static str,
+    Vec<(&'static str, Option<&'static str>)>,
+    &'static str,
+);
 
 /// cwl_eval's metric classes: (class name, [(parameter, default spelling or None)], name template).
 #[pyfunction]
 pub(crate) fn cwl_records() -> Vec<RecordTuple> {
-    CWL_RECORDS.iter().map(|r| (r.class, r.parameters.to_vec(), r.name)).collect()
+    CWL_RECORDS
+        .iter()
+        .map(|r| (r.class, r.parameters.to_vec(), r.name))
+        .collect()
 }
 
 /// The depth and the values unjudged ranks take: (depth, max_gain, max_cost, min_cost).
@@ -33,20 +40,34 @@ pub(crate) fn cwl_measure(
     residuals: bool,
 ) -> PyResult<(Vec<f64>, Option<(usize, usize, String)>)> {
     let (depth, max_gain, max_cost, min_cost) = bounds;
-    let bounds = Bounds { depth, max_gain, max_cost, min_cost };
+    let bounds = Bounds {
+        depth,
+        max_gain,
+        max_cost,
+        min_cost,
+    };
     let mut built = Vec::with_capacity(metrics.len());
     for (index, params, name) in metrics {
-        let record = CWL_RECORDS.get(index).ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("no such C/W/L record"))?;
-        built.push(cwl::metric(record.rule, params, depth, &name).map_err(|e| crate::to_py(py, e))?);
+        let record = CWL_RECORDS
+            .get(index)
+            .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("no such C/W/L record"))?;
+        built
+            .push(cwl::metric(record.rule, params, depth, &name).map_err(|e| crate::to_py(py, e))?);
     }
     let mut topics = Vec::with_capacity(ends.len());
     let mut start = 0;
     for (end, judged) in ends.iter().zip(&judged_relevant) {
-        topics.push(Topic { gains: &gains[start..*end], costs: &costs[start..*end], judged_relevant: *judged });
+        topics.push(Topic {
+            gains: &gains[start..*end],
+            costs: &costs[start..*end],
+            judged_relevant: *judged,
+        });
         start = *end;
     }
-    Ok(py.allow_threads(|| match cwl::measure_all(&built, &topics, &bounds, residuals) {
-        Ok(values) => (values, None),
-        Err(problem) => (Vec::new(), Some(problem)),
-    }))
+    Ok(py.allow_threads(
+        || match cwl::measure_all(&built, &topics, &bounds, residuals) {
+            Ok(values) => (values, None),
+            Err(problem) => (Vec::new(), Some(problem)),
+        },
+    ))
 }

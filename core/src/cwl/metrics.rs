@@ -49,43 +49,136 @@ const fn record(
     name: &'static str,
     rule: Rule,
 ) -> CwlRecord {
-    CwlRecord { class, parameters, name, rule }
+    CwlRecord {
+        class,
+        parameters,
+        name,
+        rule,
+    }
 }
 
 /// The metric classes of cwl_eval 1.0.12 (every class its metrics file can name).
 pub const CWL_RECORDS: &[CwlRecord] = &[
     record("CWLMetric", &[], "Undefined", Rule::Undefined),
-    record("PrecisionCWLMetric", &[("k", Some("10"))], "P@{0}", Rule::Precision),
-    record("RBPCWLMetric", &[("theta", Some("0.9"))], "RBP@{0}", Rule::Rbp),
+    record(
+        "PrecisionCWLMetric",
+        &[("k", Some("10"))],
+        "P@{0}",
+        Rule::Precision,
+    ),
+    record(
+        "RBPCWLMetric",
+        &[("theta", Some("0.9"))],
+        "RBP@{0}",
+        Rule::Rbp,
+    ),
     record("RRCWLMetric", &[], "RR", Rule::Rr),
     record("APCWLMetric", &[], "AP", Rule::Ap),
     record("TrAPCWLMetric", &[], "TrAP", Rule::TrAp),
     record("NDCGCWLMetric", &[("k", None)], "NDCG-k@{0}", Rule::Ndcg),
-    record("INSTCWLMetric", &[("T", Some("1.0"))], "INST-T={0}", Rule::Inst),
-    record("INSQCWLMetric", &[("T", Some("1.0"))], "INSQ-T={0}", Rule::Insq),
-    record("TBGCWLMetric", &[("halflife", Some("224"))], "TBG-H@{0} ", Rule::Tbg),
-    record("BPMCWLMetric", &[("T", Some("1.0")), ("K", Some("10"))], "BPM-Static-T={0}-K={1}", Rule::BpmStatic),
+    record(
+        "INSTCWLMetric",
+        &[("T", Some("1.0"))],
+        "INST-T={0}",
+        Rule::Inst,
+    ),
+    record(
+        "INSQCWLMetric",
+        &[("T", Some("1.0"))],
+        "INSQ-T={0}",
+        Rule::Insq,
+    ),
+    record(
+        "TBGCWLMetric",
+        &[("halflife", Some("224"))],
+        "TBG-H@{0} ",
+        Rule::Tbg,
+    ),
+    record(
+        "BPMCWLMetric",
+        &[("T", Some("1.0")), ("K", Some("10"))],
+        "BPM-Static-T={0}-K={1}",
+        Rule::BpmStatic,
+    ),
     record(
         "BPMDCWLMetric",
-        &[("T", Some("1")), ("K", Some("10")), ("hb", Some("1.0")), ("hc", Some("1.0")), ("gain_med", Some("0.5"))],
+        &[
+            ("T", Some("1")),
+            ("K", Some("10")),
+            ("hb", Some("1.0")),
+            ("hc", Some("1.0")),
+            ("gain_med", Some("0.5")),
+        ],
         "BPM-Dynamic-T={0}-K={1}-hb={2}-hc={3}",
         Rule::BpmDynamic,
     ),
-    record("UMeasureCWLMetric", &[("L", Some("1000"))], "U-L@{0} ", Rule::UMeasure),
-    record("IFTGoalCWLMetric", &[("T", None), ("b1", None), ("R1", None)], "IFT-C1-T={0}-b1={1}-R1={2}", Rule::IftGoal),
-    record("IFTRateCWLMetric", &[("A", None), ("b2", None), ("R2", None)], "IFT-C2-A={0}-b2={1}-R2={2}", Rule::IftRate),
+    record(
+        "UMeasureCWLMetric",
+        &[("L", Some("1000"))],
+        "U-L@{0} ",
+        Rule::UMeasure,
+    ),
+    record(
+        "IFTGoalCWLMetric",
+        &[("T", None), ("b1", None), ("R1", None)],
+        "IFT-C1-T={0}-b1={1}-R1={2}",
+        Rule::IftGoal,
+    ),
+    record(
+        "IFTRateCWLMetric",
+        &[("A", None), ("b2", None), ("R2", None)],
+        "IFT-C2-A={0}-b2={1}-R2={2}",
+        Rule::IftRate,
+    ),
     record(
         "IFTGoalRateCWLMetric",
-        &[("T", None), ("b1", None), ("R1", None), ("A", None), ("b2", None), ("R2", None)],
+        &[
+            ("T", None),
+            ("b1", None),
+            ("R1", None),
+            ("A", None),
+            ("b2", None),
+            ("R2", None),
+        ],
         "IFT-C1-C2-T={0}-b1={1}-R1={2}-A={3}-b2={4}-R2={5}",
         Rule::IftGoalRate,
     ),
-    record("NERReq8CWLMetric", &[("k", None)], "NERR-EQ8@k={0}", Rule::Nerr8),
-    record("NERReq9CWLMetric", &[("k", None)], "NERR-EQ9@k={0}", Rule::Nerr9),
-    record("NERReq10CWLMetric", &[("phi", Some("0.9"))], "NERR-EQ10@phi={0}", Rule::Nerr10),
-    record("NERReq11CWLMetric", &[("T", Some("1.0"))], "NERR-EQ11@T={0}", Rule::Nerr11),
-    record("NPVCWLMetric", &[("rate", Some("0.1"))], "NPV-r@{0}", Rule::Npv),
-    record("SETCWLMetric", &[("beta", Some("0.5")), ("k", Some("10"))], "SET-k@{1}-b@{0}", Rule::Set),
+    record(
+        "NERReq8CWLMetric",
+        &[("k", None)],
+        "NERR-EQ8@k={0}",
+        Rule::Nerr8,
+    ),
+    record(
+        "NERReq9CWLMetric",
+        &[("k", None)],
+        "NERR-EQ9@k={0}",
+        Rule::Nerr9,
+    ),
+    record(
+        "NERReq10CWLMetric",
+        &[("phi", Some("0.9"))],
+        "NERR-EQ10@phi={0}",
+        Rule::Nerr10,
+    ),
+    record(
+        "NERReq11CWLMetric",
+        &[("T", Some("1.0"))],
+        "NERR-EQ11@T={0}",
+        Rule::Nerr11,
+    ),
+    record(
+        "NPVCWLMetric",
+        &[("rate", Some("0.1"))],
+        "NPV-r@{0}",
+        Rule::Npv,
+    ),
+    record(
+        "SETCWLMetric",
+        &[("beta", Some("0.5")), ("k", Some("10"))],
+        "SET-k@{1}-b@{0}",
+        Rule::Set,
+    ),
 ];
 
 /// One metric to measure: a rule and its parameters, in the record's order.
@@ -112,23 +205,35 @@ impl Metric {
         let n = r.gains.len();
         Ok(match self.rule {
             Rule::Undefined => vec![1.0; n],
-            Rule::Precision => (0..n).map(|i| if (i as f64) < p[0] - 1.0 { 1.0 } else { 0.0 }).collect(),
+            Rule::Precision => (0..n)
+                .map(|i| if (i as f64) < p[0] - 1.0 { 1.0 } else { 0.0 })
+                .collect(),
             Rule::Rbp => vec![p[0]; n],
             Rule::Npv => vec![1.0 / (1.0 + p[0]); n],
             Rule::Rr => reciprocal_rank(&r.gains),
             Rule::Ap => average_precision(&r.gains),
             Rule::Ndcg => ndcg(p[0], n),
-            Rule::Inst => inst(p[0], &unit_gains(&r.gains)?),
-            Rule::Insq => (0..n).map(|i| square(insq_ratio(i as f64 + 1.0, p[0]))).collect(),
+            Rule::Inst => inst(p[0], unit_gains(&r.gains)?),
+            Rule::Insq => (0..n)
+                .map(|i| square(insq_ratio(i as f64 + 1.0, p[0])))
+                .collect(),
             Rule::BpmStatic => bpm_static(p[0], p[1], r),
             Rule::BpmDynamic => bpm_dynamic(p, r),
-            Rule::IftGoal => cumsum(&r.gains).iter().map(|&y| ift_goal(p[0], p[1], p[2], y)).collect::<Result<_, _>>()?,
+            Rule::IftGoal => cumsum(&r.gains)
+                .iter()
+                .map(|&y| ift_goal(p[0], p[1], p[2], y))
+                .collect::<Result<_, _>>()?,
             Rule::IftRate => ift_rate_all(&p[0..3], r)?,
             Rule::IftGoalRate => ift_goal_rate(p, r)?,
-            Rule::Nerr8 => nerr_cut(p[0], &unit_gains(&r.gains)?, |_, g| 1.0 - g),
-            Rule::Nerr9 => nerr_cut(p[0], &unit_gains(&r.gains)?, |rank, g| (1.0 * rank / (rank + 1.0)) * (1.0 - g)),
-            Rule::Nerr10 => unit_gains(&r.gains)?.iter().map(|g| p[0] * (1.0 - g)).collect(),
-            Rule::Nerr11 => nerr11(p[0], &unit_gains(&r.gains)?),
+            Rule::Nerr8 => nerr_cut(p[0], unit_gains(&r.gains)?, |_, g| 1.0 - g),
+            Rule::Nerr9 => nerr_cut(p[0], unit_gains(&r.gains)?, |rank, g| {
+                (1.0 * rank / (rank + 1.0)) * (1.0 - g)
+            }),
+            Rule::Nerr10 => unit_gains(&r.gains)?
+                .iter()
+                .map(|g| p[0] * (1.0 - g))
+                .collect(),
+            Rule::Nerr11 => nerr11(p[0], unit_gains(&r.gains)?),
             Rule::Set => set(p[0], p[1], n)?,
             Rule::Tbg | Rule::UMeasure | Rule::TrAp => {
                 continuation_from_weights(&self.own_weights(r).unwrap_or_default())
@@ -164,16 +269,28 @@ fn unit_gains(gains: &[f64]) -> Result<&[f64], String> {
 
 fn reciprocal_rank(gains: &[f64]) -> Vec<f64> {
     let first = gains.iter().position(|g| *g > 0.0).unwrap_or(gains.len());
-    (0..gains.len()).map(|i| if i < first { 1.0 } else { 0.0 }).collect()
+    (0..gains.len())
+        .map(|i| if i < first { 1.0 } else { 0.0 })
+        .collect()
 }
 
 /// C(i) = sum(g_j / j, j > i) / sum(g_j / j, j >= i), 0 once the first sum is not positive.
 fn average_precision(gains: &[f64]) -> Vec<f64> {
     let n = gains.len();
-    let rii: Vec<f64> = gains.iter().enumerate().map(|(i, g)| g / (i as f64 + 1.0)).collect();
+    let rii: Vec<f64> = gains
+        .iter()
+        .enumerate()
+        .map(|(i, g)| g / (i as f64 + 1.0))
+        .collect();
     let tails: Vec<f64> = (0..=n).map(|i| np_sum(&rii[i..])).collect();
     let mut c: Vec<f64> = (0..n.saturating_sub(1))
-        .map(|i| if tails[i + 1] > 0.0 { tails[i + 1] / tails[i] } else { 0.0 })
+        .map(|i| {
+            if tails[i + 1] > 0.0 {
+                tails[i + 1] / tails[i]
+            } else {
+                0.0
+            }
+        })
         .collect();
     c.push(0.0);
     c
@@ -183,7 +300,11 @@ fn ndcg(k: f64, n: usize) -> Vec<f64> {
     (1..=n)
         .map(|i| {
             let i = i as f64;
-            if i < k { math_log(i + 1.0, 2.0) / math_log(i + 2.0, 2.0) } else { 0.0 }
+            if i < k {
+                math_log(i + 1.0, 2.0) / math_log(i + 2.0, 2.0)
+            } else {
+                0.0
+            }
         })
         .collect()
 }
@@ -216,17 +337,36 @@ fn nerr_cut(k: f64, gains: &[f64], rule: impl Fn(f64, f64) -> f64) -> Vec<f64> {
     gains
         .iter()
         .enumerate()
-        .map(|(i, g)| if (i as f64) < k - 1.0 { rule(i as f64 + 1.0, *g) } else { 0.0 })
+        .map(|(i, g)| {
+            if (i as f64) < k - 1.0 {
+                rule(i as f64 + 1.0, *g)
+            } else {
+                0.0
+            }
+        })
         .collect()
 }
 
 /// 1 while the running total stays below its bound, 0 from the first rank that reaches it.
 fn prefix_below(totals: &[f64], mut bound: impl FnMut(usize) -> f64) -> usize {
-    totals.iter().enumerate().position(|(i, t)| !(*t < bound(i))).unwrap_or(totals.len())
+    // the first rank whose total is not below the bound (NaN included)
+    totals
+        .iter()
+        .enumerate()
+        .position(|(i, t)| t.partial_cmp(&bound(i)) != Some(std::cmp::Ordering::Less))
+        .unwrap_or(totals.len())
 }
 
 fn both_prefixes(n: usize, gain_prefix: usize, cost_prefix: usize) -> Vec<f64> {
-    (0..n).map(|i| if i < gain_prefix && i < cost_prefix { 1.0 } else { 0.0 }).collect()
+    (0..n)
+        .map(|i| {
+            if i < gain_prefix && i < cost_prefix {
+                1.0
+            } else {
+                0.0
+            }
+        })
+        .collect()
 }
 
 fn bpm_static(t: f64, k: f64, r: &Ranking) -> Vec<f64> {
@@ -260,7 +400,10 @@ fn ift_rate(a: f64, b2: f64, r2: f64, y: f64, k: f64) -> Result<f64, String> {
 
 fn ift_rate_all(p: &[f64], r: &Ranking) -> Result<Vec<f64>, String> {
     let (y, k) = (cumsum(&r.gains), cumsum(&r.costs));
-    y.iter().zip(&k).map(|(y, k)| ift_rate(p[0], p[1], p[2], *y, *k)).collect()
+    y.iter()
+        .zip(&k)
+        .map(|(y, k)| ift_rate(p[0], p[1], p[2], *y, *k))
+        .collect()
 }
 
 fn ift_goal_rate(p: &[f64], r: &Ranking) -> Result<Vec<f64>, String> {
@@ -273,15 +416,20 @@ fn ift_goal_rate(p: &[f64], r: &Ranking) -> Result<Vec<f64>, String> {
 
 /// SET: C(i) = w(i+1) / w(i) for i < k, w(i) = (i+1)^beta - i^beta (Python's math.pow).
 fn set(beta: f64, k: f64, n: usize) -> Result<Vec<f64>, String> {
-    let weight = |i: f64| -> Result<f64, String> { Ok(math_pow(i + 1.0, beta)? - math_pow(i, beta)?) };
+    let weight =
+        |i: f64| -> Result<f64, String> { Ok(math_pow(i + 1.0, beta)? - math_pow(i, beta)?) };
     (1..=n)
         .map(|i| {
             let i = i as f64;
-            if !(i < k) {
-                return Ok(0.0);
+            if i.partial_cmp(&k) != Some(std::cmp::Ordering::Less) {
+                return Ok(0.0); // i >= k, or k NaN
             }
             let (next, here) = (weight(i + 1.0)?, weight(i)?);
-            if here == 0.0 { Err("float division by zero".to_string()) } else { Ok(next / here) }
+            if here == 0.0 {
+                Err("float division by zero".to_string())
+            } else {
+                Ok(next / here)
+            }
         })
         .collect()
 }
@@ -327,5 +475,9 @@ fn trap_weights(r: &Ranking) -> Vec<f64> {
         i += 1;
     }
     let w = gains.iter().zip(&costs).map(|(g, c)| g / c);
-    if r.total_rels > 0.0 { w.map(|w| w / r.total_rels).collect() } else { w.collect() }
+    if r.total_rels > 0.0 {
+        w.map(|w| w / r.total_rels).collect()
+    } else {
+        w.collect()
+    }
 }

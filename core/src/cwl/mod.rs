@@ -40,27 +40,49 @@ pub struct Ranking {
 }
 
 fn at_depth(values: &[f64], depth: usize, fill: f64) -> Vec<f64> {
-    let mut v: Vec<f64> = values.iter().take(depth).map(|x| if x.is_nan() { fill } else { *x }).collect();
+    let mut v: Vec<f64> = values
+        .iter()
+        .take(depth)
+        .map(|x| if x.is_nan() { fill } else { *x })
+        .collect();
     v.resize(depth, fill);
     v
 }
 
 impl Ranking {
     pub fn new(topic: &Topic, bounds: &Bounds, worst: bool) -> Ranking {
-        let (gain_fill, cost_fill) =
-            if worst { (0.0, bounds.max_cost) } else { (bounds.max_gain, bounds.min_cost) };
+        let (gain_fill, cost_fill) = if worst {
+            (0.0, bounds.max_cost)
+        } else {
+            (bounds.max_gain, bounds.min_cost)
+        };
         let gains = at_depth(topic.gains, bounds.depth, gain_fill);
         let costs = at_depth(topic.costs, bounds.depth, cost_fill);
-        let total_rels = if worst { topic.judged_relevant } else { best_total_rels(&gains, topic.judged_relevant) };
-        Ranking { gains, costs, total_rels }
+        let total_rels = if worst {
+            topic.judged_relevant
+        } else {
+            best_total_rels(&gains, topic.judged_relevant)
+        };
+        Ranking {
+            gains,
+            costs,
+            total_rels,
+        }
     }
 }
 
 /// Python's max(np.sum(gains with positives as 1), judged).
 fn best_total_rels(gains: &[f64], judged: f64) -> f64 {
-    let ones: Vec<f64> = gains.iter().map(|g| if *g > 0.0 { 1.0 } else { *g }).collect();
+    let ones: Vec<f64> = gains
+        .iter()
+        .map(|g| if *g > 0.0 { 1.0 } else { *g })
+        .collect();
     let retrieved = np_sum(&ones);
-    if judged > retrieved { judged } else { retrieved }
+    if judged > retrieved {
+        judged
+    } else {
+        retrieved
+    }
 }
 
 /// W from C: W(1) = 1 / sum of the running products of C, W(i) = W(1) * C(1)...C(i-1).
@@ -77,7 +99,11 @@ fn weights_from(c: &[f64]) -> Vec<f64> {
 fn stopping_from(c: &[f64]) -> Vec<f64> {
     let mut shifted = vec![1.0];
     shifted.extend_from_slice(&c[..c.len().saturating_sub(1)]);
-    cumprod(&shifted).iter().zip(c).map(|(p, ci)| p * (1.0 - ci)).collect()
+    cumprod(&shifted)
+        .iter()
+        .zip(c)
+        .map(|(p, ci)| p * (1.0 - ci))
+        .collect()
 }
 
 /// EU, ETU, EC, ETC, ED of one metric on one case of a ranking.
@@ -94,11 +120,22 @@ pub fn score(metric: &Metric, r: &Ranking) -> std::result::Result<[f64; 5], Stri
     };
     let l = stopping_from(&c);
     let (cum_gains, cum_costs) = (cumsum(&r.gains), cumsum(&r.costs));
-    Ok([dot(&w, &r.gains), dot(&l, &cum_gains), dot(&w, &r.costs), dot(&l, &cum_costs), 1.0 / w[0]])
+    Ok([
+        dot(&w, &r.gains),
+        dot(&l, &cum_gains),
+        dot(&w, &r.costs),
+        dot(&l, &cum_costs),
+        1.0 / w[0],
+    ])
 }
 
 /// A metric's five values on a topic, then (with residuals) the best case minus the worst.
-pub fn measure(metric: &Metric, topic: &Topic, bounds: &Bounds, residuals: bool) -> std::result::Result<Vec<f64>, String> {
+pub fn measure(
+    metric: &Metric,
+    topic: &Topic,
+    bounds: &Bounds,
+    residuals: bool,
+) -> std::result::Result<Vec<f64>, String> {
     let worst = score(metric, &Ranking::new(topic, bounds, true))?;
     let mut values = worst.to_vec();
     if residuals {
@@ -112,8 +149,12 @@ pub fn measure(metric: &Metric, topic: &Topic, bounds: &Bounds, residuals: bool)
 pub fn metric(rule: Rule, params: Vec<f64>, depth: usize, name: &str) -> Result<Metric> {
     let first = params.first().copied().unwrap_or(0.0);
     let problem = match rule {
-        Rule::Precision if first.fract() != 0.0 || first < 1.0 => Some("k must be a whole number from 1"),
-        Rule::Precision if first - 1.0 > depth as f64 => Some("k - 1 must not pass the depth (--max_depth)"),
+        Rule::Precision if first.fract() != 0.0 || first < 1.0 => {
+            Some("k must be a whole number from 1")
+        }
+        Rule::Precision if first - 1.0 > depth as f64 => {
+            Some("k - 1 must not pass the depth (--max_depth)")
+        }
         Rule::Tbg if first == 0.0 => Some("the half-life must not be 0 (a division by zero)"),
         Rule::UMeasure if first == 0.0 => Some("L must not be 0 (a division by zero)"),
         _ => None,
@@ -132,7 +173,8 @@ pub fn measure_all(
     bounds: &Bounds,
     residuals: bool,
 ) -> std::result::Result<Vec<f64>, (usize, usize, String)> {
-    let mut values = Vec::with_capacity(topics.len() * metrics.len() * if residuals { 10 } else { 5 });
+    let mut values =
+        Vec::with_capacity(topics.len() * metrics.len() * if residuals { 10 } else { 5 });
     for (t, topic) in topics.iter().enumerate() {
         for (m, metric) in metrics.iter().enumerate() {
             values.extend(measure(metric, topic, bounds, residuals).map_err(|e| (t, m, e))?);

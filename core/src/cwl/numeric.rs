@@ -83,7 +83,9 @@ pub fn dot_order() -> DotOrder {
             if std::arch::is_x86_feature_detected!("avx512f") {
                 return DotOrder::SkylakeX;
             }
-            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
                 return DotOrder::Haswell;
             }
         }
@@ -161,7 +163,11 @@ pub fn math_pow(base: f64, exponent: f64) -> Result<f64, &'static str> {
     if value.is_nan() && !base.is_nan() && !exponent.is_nan() {
         Err("math domain error")
     } else if value.is_infinite() && finite_in {
-        Err(if base == 0.0 { "math domain error" } else { "math range error" })
+        Err(if base == 0.0 {
+            "math domain error"
+        } else {
+            "math range error"
+        })
     } else {
         Ok(value)
     }
@@ -197,7 +203,10 @@ mod tests {
 
     #[test]
     fn python_pow_errors() {
-        assert_eq!(math_pow(std::f64::consts::E, 1000.0), Err("math range error"));
+        assert_eq!(
+            math_pow(std::f64::consts::E, 1000.0),
+            Err("math range error")
+        );
         assert_eq!(math_pow(0.0, -1.0), Err("math domain error"));
         assert_eq!(math_pow(-1.0, 0.5), Err("math domain error"));
         assert_eq!(math_pow(2.0, -1.0), Ok(0.5));
