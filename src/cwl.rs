@@ -24,8 +24,9 @@ pub(crate) fn cwl_records() -> Vec<RecordTuple> {
 type BoundsTuple = (usize, f64, f64, f64);
 
 /// Every metric ((record index, parameters, printed name)) on every topic (gains and costs
-/// flattened, `ends` closing each topic, judged relevant per topic): the flat values, and
-/// None, or the values so far and (topic index, metric index, problem) where cwl_eval crashes.
+/// flattened, `ends` closing each topic, judged relevant per topic): the flat values and None,
+/// or no values and (topic index, metric index, problem) where cwl_eval crashes (topic None:
+/// the metric's parameters are at fault).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[allow(clippy::type_complexity)]
@@ -38,7 +39,7 @@ pub(crate) fn cwl_measure(
     judged_relevant: Vec<f64>,
     bounds: BoundsTuple,
     residuals: bool,
-) -> PyResult<(Vec<f64>, Option<(usize, usize, String)>)> {
+) -> PyResult<(Vec<f64>, Option<(Option<usize>, usize, String)>)> {
     let (depth, max_gain, max_cost, min_cost) = bounds;
     let bounds = Bounds {
         depth,
@@ -47,12 +48,14 @@ pub(crate) fn cwl_measure(
         min_cost,
     };
     let mut built = Vec::with_capacity(metrics.len());
-    for (index, params, name) in metrics {
+    for (at, (index, params, name)) in metrics.into_iter().enumerate() {
         let record = CWL_RECORDS
             .get(index)
             .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("no such C/W/L record"))?;
-        built
-            .push(cwl::metric(record.rule, params, depth, &name).map_err(|e| crate::to_py(py, e))?);
+        match cwl::metric(record.rule, params, depth, &name) {
+            Ok(metric) => built.push(metric),
+            Err(e) => return Ok((Vec::new(), Some((None, at, e.message)))),
+        }
     }
     let mut topics = Vec::with_capacity(ends.len());
     let mut start = 0;
@@ -67,7 +70,7 @@ pub(crate) fn cwl_measure(
     Ok(py.allow_threads(
         || match cwl::measure_all(&built, &topics, &bounds, residuals) {
             Ok(values) => (values, None),
-            Err(problem) => (Vec::new(), Some(problem)),
+            Err((topic, metric, problem)) => (Vec::new(), Some((Some(topic), metric, problem))),
         },
     ))
 }

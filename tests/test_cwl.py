@@ -192,3 +192,93 @@ def test_against_cwl_eval(tmp_path: Path) -> None:
     # the generator must exercise both paths, and most values are bit-identical
     assert 0 < failed < COLLECTIONS // 3 and measured > 10 * COLLECTIONS, (failed, measured)
     assert exact > 0.9 * measured, (exact, measured)
+
+
+GOOD_GAINS = "1 0 a 1\n1 0 b 0.5\n"
+GOOD_RUN = "1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n"
+# (files, extra arguments, the file and line the message must name): cwl_eval fails on each.
+BAD_INPUTS = [
+    ({"gains": "1 0 a 1\n1 0 b\n"}, [], "gains:2:"),
+    ({"gains": "1 0 a x\n"}, [], "gains:1:"),
+    ({"gains": "1 0 a 1\n1 0 b 2\n"}, [], "gains:2:"),
+    ({"gains": "1 0 a -0.5\n"}, [], "gains:1:"),
+    ({"gains": "\n1 0 a 1\n"}, [], "gains:1:"),
+    ({"run": "1 Q0 a 1 2 r\n1 Q0 b 2 1\n"}, [], "run:2:"),
+    ({"run": "1 Q0 a 1 2 r extra\n"}, [], "run:1:"),
+    ({"run": ""}, [], "run:"),
+    ({"costs": "Q0\n"}, ["-c", "costs"], "costs:1:"),
+    ({"costs": "Q0 1\nD cheap\n"}, ["-c", "costs"], "costs:2:"),
+    ({"metrics": "NoSuchCWLMetric(1)\n"}, ["-m", "metrics"], "metrics:1:"),
+    ({"metrics": "RRCWLMetric()\nPrecisionCWLMetric(ten)\n"}, ["-m", "metrics"], "metrics:2:"),
+    ({"metrics": "RRCWLMetric()\n\n"}, ["-m", "metrics"], "metrics:2:"),
+    ({"metrics": "RRCWLMetric\n"}, ["-m", "metrics"], "metrics:1:"),
+    ({"metrics": "IFTGoalCWLMetric(1.0,2.0)\n"}, ["-m", "metrics"], "metrics:1:"),
+    ({"metrics": "RRCWLMetric(1)\n"}, ["-m", "metrics"], "metrics:1:"),
+    ({"metrics": "APCWLMetric()\nTBGCWLMetric(0)\n"}, ["-m", "metrics"], "metrics:2:"),
+    ({"metrics": "UMeasureCWLMetric(0.0)\n"}, ["-m", "metrics"], "metrics:1:"),
+    ({"metrics": "PrecisionCWLMetric(0)\n"}, ["-m", "metrics"], "metrics:1:"),
+    ({"metrics": "PrecisionCWLMetric(12)\n"}, ["-m", "metrics", "--max_depth", "10"], "metrics:1:"),
+    ({"metrics": "SETCWLMetric(0.0,5)\n"}, ["-m", "metrics"], "SET-k@5-b@0.0 on topic 1"),
+    ({"metrics": "IFTGoalCWLMetric(1000.0,1.0,10.0)\n"}, ["-m", "metrics"], "math range error"),
+    ({}, ["--max_depth", "0"], "--max_depth"),
+]
+
+
+def test_bad_input_is_one_line_where_cwl_eval_fails(tmp_path: Path) -> None:
+    argvs = []
+    for i, (files, extra, _) in enumerate(BAD_INPUTS):
+        folder = tmp_path / f"b{i}"
+        folder.mkdir()
+        contents = {"gains": GOOD_GAINS, "run": GOOD_RUN, **files}
+        for name, text in contents.items():
+            (folder / name).write_text(text)
+        argvs.append([str(folder / "gains"), str(folder / "run"),
+                      *[str(folder / a) if a in contents else a for a in extra]])
+    (tmp_path / "b0" / "latin1").write_bytes("1 Q0 caf\xe9 1 2 r\n".encode("latin-1"))
+    argvs.append([argvs[0][0].replace("b0", "b5"), str(tmp_path / "b0" / "latin1")])
+    wanted = [where for _, _, where in BAD_INPUTS] + ["latin1:1:"]
+    for argv, ref, where in zip(argvs, _oracle(argvs, tmp_path), wanted):
+        assert ref["error"] is not None, argv  # cwl_eval fails too
+        outcome = run_cli(["cwl", *argv])
+        assert outcome.rc == 1 and outcome.stdout == b"", (argv, outcome)
+        assert outcome.stderr.count("\n") == 1 and where in outcome.stderr, (where, outcome.stderr)
+
+
+def test_usage_errors() -> None:
+    for args in (["cwl"], ["cwl", "a"], ["cwl", "a", "b", "--max_depth", "x"], ["cwl", "a", "b", "--max_gain", "y"],
+                 ["cwl", "a", "b", "--no-such-option"]):
+        outcome = run_cli(args)
+        assert outcome.rc == 2 and outcome.stdout == b"" and outcome.stderr.count("\n") == 1, (args, outcome)
+    outcome = run_cli(["cwl", "a", "b", "-b", "bib"])
+    assert outcome.rc == 1 and "not supported" in outcome.stderr
+    assert run_cli(["cwl", "-h"]).stdout.startswith(b"usage: trecgain cwl")
+
+
+def test_table_matches_cwl_eval_classes() -> None:
+    """Every metric class cwl_eval can instantiate is in the core's table, with its parameters,
+    defaults and printed name (read from cwl_eval's classes, not from trecgain)."""
+    import importlib
+    import inspect
+
+    import cwl.ruler.measures.cwl_metrics as base  # cwl_eval's package
+
+    theirs = {}
+    for path in Path(base.__file__).parent.glob("*.py"):  # as cwl_eval finds them: every module there
+        if not path.name.startswith("__init__"):
+            module = importlib.import_module(f"cwl.ruler.measures.{path.stem}")
+            theirs.update({name: cls for name, cls in vars(module).items()
+                           if inspect.isclass(cls) and issubclass(cls, base.CWLMetric)})
+    ours = {record[0]: record for record in cwl.records()}
+    assert set(theirs) == set(ours)
+    for name, cls in theirs.items():
+        params = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name != "self"]
+        _, spelled, _ = ours[name]
+        assert [p.name for p in params] == [n for n, _ in spelled], name
+        for p, (_, default) in zip(params, spelled):
+            wanted = None if p.default is inspect.Parameter.empty else repr(p.default)
+            assert wanted == default, (name, p.name)
+        given = [3 if p.default is inspect.Parameter.empty else p.default for p in params]
+        for values in (given, [2.5 if isinstance(v, float) else 7 for v in given]):
+            instance = cls(*values)
+            spec = f"{name}({','.join(str(v) for v in values)})"
+            assert cwl.metric(spec).name == instance.name(), spec

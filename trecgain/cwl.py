@@ -47,6 +47,7 @@ class CwlMetric:
     record: int
     values: tuple[float, ...]
     name: str
+    line: int | None = None  # its line in the metrics file
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ def _argument(text: str) -> int | float:
     return float(text) if "." in text else int(text)
 
 
-def metric(spec: str, table: list[tuple] | None = None) -> CwlMetric:
+def metric(spec: str, table: list[tuple] | None = None, line: int | None = None) -> CwlMetric:
     """`ClassName(p1,p2,...)` (a metrics-file line) as a metric; ValueError says what is wrong."""
     table = records() if table is None else table
     split = spec.strip().split("(")
@@ -156,7 +157,7 @@ def metric(spec: str, table: list[tuple] | None = None) -> CwlMetric:
         floats = tuple(float(v) for v in values)
     except OverflowError:
         raise ValueError("a parameter is too large") from None
-    return CwlMetric(index, floats, template.format(*values))
+    return CwlMetric(index, floats, template.format(*values), line)
 
 
 def read_metrics(path: str | None) -> list[CwlMetric]:
@@ -167,7 +168,7 @@ def read_metrics(path: str | None) -> list[CwlMetric]:
     out = []
     for number, line in _lines(path):
         try:
-            out.append(metric(line, table))
+            out.append(metric(line, table, number))
         except ValueError as err:
             raise TrecgainError(str(err), path, number) from None
     return out
@@ -207,18 +208,20 @@ def evaluate(gain_file: str, result_file: str, cost_file: str | None = None, met
         flat_costs.extend(costs.get(kind, nan) for _, kind in kept)
         ends.append(len(flat_gains))
         judged.append(float(sum(1 for g in judgments.values() if g > 0.0)))
-    return _measured(blocks, metrics, (flat_gains, flat_costs, ends, judged),
+    return _measured(blocks, metrics, metrics_file, (flat_gains, flat_costs, ends, judged),
                      (max_depth, max_gain, max_cost, min_cost), residuals, colnames)
 
 
-def _measured(blocks: list, metrics: list[CwlMetric], vectors: tuple, bounds: tuple, residuals: bool,
-              colnames: bool) -> CwlResult:
+def _measured(blocks: list, metrics: list[CwlMetric], metrics_file: str | None, vectors: tuple, bounds: tuple,
+              residuals: bool, colnames: bool) -> CwlResult:
     from . import _core  # not at start-up: only C/W/L needs the kernels
 
     specs = [(m.record, list(m.values), m.name) for m in metrics]
     values, problem = _core.cwl_measure(specs, *vectors, bounds, residuals)
     if problem is not None:
         topic, index, message = problem
+        if topic is None:  # the metric's parameters
+            raise TrecgainError(message, metrics_file, metrics[index].line)
         raise TrecgainError(f"C/W/L metric {metrics[index].name.strip()} on topic {_cut(blocks[topic][0])}: "
                             f"{message} (cwl_eval stops there with a traceback)")
     width = 10 if residuals else 5

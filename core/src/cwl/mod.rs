@@ -160,7 +160,7 @@ pub fn metric(rule: Rule, params: Vec<f64>, depth: usize, name: &str) -> Result<
         _ => None,
     };
     match problem {
-        Some(p) => Err(Error::new(format!("C/W/L metric {name}: {p}"))),
+        Some(p) => Err(Error::new(format!("{}: {p}", name.trim_end()))),
         None => Ok(Metric { rule, params }),
     }
 }
