@@ -282,3 +282,20 @@ def test_table_matches_cwl_eval_classes() -> None:
             instance = cls(*values)
             spec = f"{name}({','.join(str(v) for v in values)})"
             assert cwl.metric(spec).name == instance.name(), spec
+
+
+def test_readme_shows_real_output() -> None:
+    """The README's C/W/L section: each `$ trecgain cwl` block is what the command prints (the
+    first block its beginning, the second its end, around the `...`)."""
+    root = Path(__file__).resolve().parent.parent
+    section = (root / "README.md").read_text().split("## C/W/L measures: trecgain cwl", 1)[1].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("\n$ trecgain cwl ")[1:]]
+    assert len(blocks) == 2
+    for block, at_start in zip(blocks, (True, False)):
+        command, shown = block.split("\n", 1)
+        text = "\n".join(line for line in shown.splitlines()
+                         if line != "..." and not line.startswith("$ ") and "CWLMetric" not in line) + "\n"
+        outcome = run_cli(["cwl", *[str(root / a) if a.startswith("testdata") else a for a in command.split()]])
+        assert outcome.rc == 0
+        printed = outcome.stdout.decode()
+        assert printed.startswith(text) if at_start else printed.endswith(text), command
