@@ -27,6 +27,8 @@ __all__ = [
     "failing_query",
     "assemble",
     "kernels",
+    "cwl_records",
+    "cwl_measure",
 ]
 
 class _BinaryReader(Protocol):
