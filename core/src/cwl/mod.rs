@@ -182,3 +182,92 @@ pub fn measure_all(
     }
     Ok(values)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(rule: Rule, params: &[f64], gains: &[f64], depth: usize, residuals: bool) -> Vec<f64> {
+        let costs = vec![f64::NAN; gains.len()];
+        let topic = Topic {
+            gains,
+            costs: &costs,
+            judged_relevant: 1.0,
+        };
+        let bounds = Bounds {
+            depth,
+            max_gain: 1.0,
+            max_cost: 1.0,
+            min_cost: 1.0,
+        };
+        let metric = metric(rule, params.to_vec(), depth, "test").unwrap();
+        measure(&metric, &topic, &bounds, residuals).unwrap()
+    }
+
+    #[test]
+    fn precision_by_hand() {
+        // W = 1/2 on ranks 1-2: EU = (1 + 0.5) / 2; L(2) = 1: ETU = G(2) = 1.5; EC = 1; ETC = 2; ED = 2
+        assert_eq!(
+            run(Rule::Precision, &[2.0], &[1.0, 0.5, 1.0], 5, false),
+            vec![0.75, 1.5, 1.0, 2.0, 2.0]
+        );
+    }
+
+    #[test]
+    fn rbp_by_hand_with_residuals() {
+        // depth 3, theta 0.5: W = (4, 2, 1) / 7; L = (0.5, 0.25, 0.125): C stays 0.5 at the
+        // last rank, so the stops within the depth add to 0.875, not 1
+        let v = run(Rule::Rbp, &[0.5], &[1.0, f64::NAN], 3, true);
+        assert!((v[0] - 4.0 / 7.0).abs() < 1e-15);
+        assert!((v[1] - 0.875).abs() < 1e-15); // G = 1, 1, 1
+        assert!((v[4] - 1.75).abs() < 1e-15);
+        // best case: gains 1, 1, 1 (the unjudged rank and the padded one at max_gain), G = 1, 2, 3
+        assert!((v[5] - 3.0 / 7.0).abs() < 1e-15);
+        assert!((v[6] - (0.5 + 0.25 * 2.0 + 0.125 * 3.0 - 0.875)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn reciprocal_rank_stops_at_the_first_gain() {
+        // C = 1, 0: W = 1/2, 1/2, 0 ...; L(2) = 1: ETU = G(2) = 0.5
+        assert_eq!(
+            run(Rule::Rr, &[], &[0.0, 0.5, 1.0], 4, false),
+            vec![0.25, 0.5, 1.0, 2.0, 2.0]
+        );
+    }
+
+    #[test]
+    fn inst_refuses_gains_above_one() {
+        let costs = [f64::NAN];
+        let topic = Topic {
+            gains: &[2.0],
+            costs: &costs,
+            judged_relevant: 1.0,
+        };
+        let bounds = Bounds {
+            depth: 2,
+            max_gain: 2.0,
+            max_cost: 1.0,
+            min_cost: 1.0,
+        };
+        let m = metric(Rule::Inst, vec![1.0], 2, "INST").unwrap();
+        assert!(measure(&m, &topic, &bounds, false)
+            .unwrap_err()
+            .contains("[0, 1]"));
+    }
+
+    #[test]
+    fn precision_k_is_checked() {
+        assert!(metric(Rule::Precision, vec![0.0], 10, "P@0").is_err());
+        assert!(metric(Rule::Precision, vec![12.0], 10, "P@12").is_err());
+        assert!(metric(Rule::Precision, vec![11.0], 10, "P@11").is_ok());
+    }
+
+    #[test]
+    fn dot_orders_agree_on_exact_sums() {
+        let x: Vec<f64> = (0..100).map(|i| (i % 7) as f64).collect();
+        let y: Vec<f64> = (0..100).map(|i| (i % 3) as f64 * 0.5).collect();
+        let plain = numeric::dot_in(numeric::DotOrder::Plain, &x, &y);
+        assert_eq!(numeric::dot_in(numeric::DotOrder::SkylakeX, &x, &y), plain);
+        assert_eq!(numeric::dot_in(numeric::DotOrder::Haswell, &x, &y), plain);
+    }
+}
