@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import run_cli
 from trecgain import TrecgainError, cwl
@@ -299,3 +301,27 @@ def test_readme_shows_real_output() -> None:
         assert outcome.rc == 0
         printed = outcome.stdout.decode()
         assert printed.startswith(text) if at_start else printed.endswith(text), command
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(["PrecisionCWLMetric", "RBPCWLMetric", "RRCWLMetric", "INSTCWLMetric", "SETCWLMetric",
+                             "BPMDCWLMetric", "IFTGoalCWLMetric", "NERReq8CWLMetric", "CWLMetric", "NoSuch"]),
+       params=st.text(alphabet="0123456789.,- )(", max_size=14), tail=st.sampled_from([")", "", "))", " )"]))
+def test_metrics_file_lines_read_as_cwl_eval_reads_them(name: str, params: str, tail: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A metrics-file line: trecgain reads a metric, with cwl_eval's name for it, exactly when
+    cwl_eval's CWLRuler instantiates one (its own parser, run here)."""
+    import cwl.ruler.cwl_ruler as ruler
+
+    monkeypatch.syspath_prepend(str(Path(ruler.__file__).parent.parent))  # it imports ruler.measures.*
+    line = f"{name}({params}{tail}"
+    (tmp_path / "m").write_text(line + "\n")
+    try:
+        theirs = ruler.CWLRuler(str(tmp_path / "m")).metrics[0].name()
+    except Exception:
+        theirs = None
+    try:
+        ours = cwl.metric(line).name
+    except ValueError:
+        ours = None
+    assert ours == theirs, line
