@@ -3,6 +3,7 @@
 //! read here by field name; this module turns them into the core's types, runs the stages and
 //! hands back results; core errors become `trecgain.errors.TrecgainError`.
 
+mod cwl;
 mod dicts;
 mod evaluation;
 mod explain;
@@ -45,5 +46,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluation::failing_query, m)?)?;
     m.add_function(wrap_pyfunction!(evaluation::py_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::kernels, m)?)?;
+    m.add_function(wrap_pyfunction!(cwl::cwl_records, m)?)?;
+    m.add_function(wrap_pyfunction!(cwl::cwl_measure, m)?)?;
     Ok(())
 }

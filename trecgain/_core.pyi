@@ -27,6 +27,8 @@ __all__ = [
     "failing_query",
     "assemble",
     "kernels",
+    "cwl_records",
+    "cwl_measure",
 ]
 
 class _BinaryReader(Protocol):
@@ -266,3 +268,15 @@ def kernels() -> list[_KernelRecord]: ...
 def exit_on_interrupt(announce: bool) -> None: ...
 def die_with_parent(parent: int) -> None: ...
 def exit_on_out_of_memory(announce: bool) -> None: ...
+
+# C/W/L (trecgain.cwl): cwl_eval's metric classes, and every metric on every topic at once.
+def cwl_records() -> list[tuple[str, list[tuple[str, str | None]], str]]: ...
+def cwl_measure(
+    metrics: list[tuple[int, list[float], str]],
+    gains: list[float],
+    costs: list[float],
+    ends: list[int],
+    judged_relevant: list[float],
+    bounds: tuple[int, float, float, float],
+    residuals: bool,
+) -> tuple[list[float], tuple[int | None, int, str] | None]: ...

@@ -3,6 +3,7 @@
 //! No Python here: the bindings live in the root crate.
 
 pub mod arena;
+pub mod cwl;
 pub mod error;
 pub mod evaluate;
 pub mod explain;

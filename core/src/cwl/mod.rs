@@ -1,0 +1,273 @@
+//! The C/W/L framework as cwl_eval 1.0.12 computes it (Azzopardi, Moffat, Thomas, Zuccon):
+//! a metric is a user model, C(i) the chance of going on from rank i; from it W(i) (the share
+//! of attention rank i gets) and L(i) (the chance of stopping at i). Per topic and metric:
+//! EU = sum W(i) g(i), ETU = sum L(i) G(i) (G the running gain), EC and ETC the same over
+//! costs, ED = 1 / W(1). Unjudged documents count as gain 0 and the highest cost; with
+//! residuals also as the highest gain and lowest cost, and each residual is the difference.
+//! The ranking is the run's documents in file order, cut or padded to the depth.
+//! A leaf: reading files and printing belong to the callers (trecgain/cwl.py).
+
+pub mod metrics;
+pub mod numeric;
+
+use crate::error::{Error, Result};
+pub use metrics::{CwlRecord, Metric, Rule, CWL_RECORDS};
+use numeric::{cumprod, cumsum, dot, np_sum};
+
+/// What an unjudged or unretrieved rank is worth, and how deep the user model looks.
+#[derive(Clone, Copy, Debug)]
+pub struct Bounds {
+    pub depth: usize,
+    pub max_gain: f64,
+    pub max_cost: f64,
+    pub min_cost: f64,
+}
+
+/// One topic of the run: gains (NaN: unjudged) and costs (NaN: no cost for the element type)
+/// in file order, and how many of its judged documents have a positive gain.
+pub struct Topic<'a> {
+    pub gains: &'a [f64],
+    pub costs: &'a [f64],
+    pub judged_relevant: f64,
+}
+
+/// A topic's vectors at the depth, for the worst case (unjudged: gain 0, highest cost) or
+/// the best (highest gain, lowest cost).
+pub struct Ranking {
+    pub gains: Vec<f64>,
+    pub costs: Vec<f64>,
+    pub total_rels: f64,
+}
+
+fn at_depth(values: &[f64], depth: usize, fill: f64) -> Vec<f64> {
+    let mut v: Vec<f64> = values
+        .iter()
+        .take(depth)
+        .map(|x| if x.is_nan() { fill } else { *x })
+        .collect();
+    v.resize(depth, fill);
+    v
+}
+
+impl Ranking {
+    pub fn new(topic: &Topic, bounds: &Bounds, worst: bool) -> Ranking {
+        let (gain_fill, cost_fill) = if worst {
+            (0.0, bounds.max_cost)
+        } else {
+            (bounds.max_gain, bounds.min_cost)
+        };
+        let gains = at_depth(topic.gains, bounds.depth, gain_fill);
+        let costs = at_depth(topic.costs, bounds.depth, cost_fill);
+        let total_rels = if worst {
+            topic.judged_relevant
+        } else {
+            best_total_rels(&gains, topic.judged_relevant)
+        };
+        Ranking {
+            gains,
+            costs,
+            total_rels,
+        }
+    }
+}
+
+/// Python's max(np.sum(gains with positives as 1), judged).
+fn best_total_rels(gains: &[f64], judged: f64) -> f64 {
+    let ones: Vec<f64> = gains
+        .iter()
+        .map(|g| if *g > 0.0 { 1.0 } else { *g })
+        .collect();
+    let retrieved = np_sum(&ones);
+    if judged > retrieved {
+        judged
+    } else {
+        retrieved
+    }
+}
+
+/// W from C: W(1) = 1 / sum of the running products of C, W(i) = W(1) * C(1)...C(i-1).
+fn weights_from(c: &[f64]) -> Vec<f64> {
+    let mut products = vec![1.0];
+    products.extend(cumprod(&c[..c.len().saturating_sub(1)]));
+    let first = 1.0 / np_sum(&products);
+    let mut w = vec![first];
+    w.extend(products[1..].iter().map(|p| p * first));
+    w
+}
+
+/// L from C: L(i) = C(1)...C(i-1) * (1 - C(i)).
+fn stopping_from(c: &[f64]) -> Vec<f64> {
+    let mut shifted = vec![1.0];
+    shifted.extend_from_slice(&c[..c.len().saturating_sub(1)]);
+    cumprod(&shifted)
+        .iter()
+        .zip(c)
+        .map(|(p, ci)| p * (1.0 - ci))
+        .collect()
+}
+
+/// EU, ETU, EC, ETC, ED of one metric on one case of a ranking.
+pub fn score(metric: &Metric, r: &Ranking) -> std::result::Result<[f64; 5], String> {
+    let (w, c) = match metric.own_weights(r) {
+        Some(w) => {
+            let c = metrics::continuation_from_weights(&w);
+            (w, c)
+        }
+        None => {
+            let c = metric.continuation(r)?;
+            (weights_from(&c), c)
+        }
+    };
+    let l = stopping_from(&c);
+    let (cum_gains, cum_costs) = (cumsum(&r.gains), cumsum(&r.costs));
+    Ok([
+        dot(&w, &r.gains),
+        dot(&l, &cum_gains),
+        dot(&w, &r.costs),
+        dot(&l, &cum_costs),
+        1.0 / w[0],
+    ])
+}
+
+/// A metric's five values on a topic, then (with residuals) the best case minus the worst.
+pub fn measure(
+    metric: &Metric,
+    topic: &Topic,
+    bounds: &Bounds,
+    residuals: bool,
+) -> std::result::Result<Vec<f64>, String> {
+    let worst = score(metric, &Ranking::new(topic, bounds, true))?;
+    let mut values = worst.to_vec();
+    if residuals {
+        let best = score(metric, &Ranking::new(topic, bounds, false))?;
+        values.extend(best.iter().zip(&worst).map(|(b, w)| b - w));
+    }
+    Ok(values)
+}
+
+/// A metric from a record's rule and parameters, refusing what cwl_eval crashes on.
+pub fn metric(rule: Rule, params: Vec<f64>, depth: usize, name: &str) -> Result<Metric> {
+    let first = params.first().copied().unwrap_or(0.0);
+    let problem = match rule {
+        Rule::Precision if first.fract() != 0.0 || first < 1.0 => {
+            Some("k must be a whole number from 1")
+        }
+        Rule::Precision if first - 1.0 > depth as f64 => {
+            Some("k - 1 must not pass the depth (--max_depth)")
+        }
+        Rule::Tbg if first == 0.0 => Some("the half-life must not be 0 (a division by zero)"),
+        Rule::UMeasure if first == 0.0 => Some("L must not be 0 (a division by zero)"),
+        _ => None,
+    };
+    match problem {
+        Some(p) => Err(Error::new(format!("{}: {p}", name.trim_end()))),
+        None => Ok(Metric { rule, params }),
+    }
+}
+
+/// Every metric on every topic: values[topic][metric] flattened, 5 (or 10) per pair; an
+/// error names the topic (its index) and the metric (its index) where cwl_eval would crash.
+pub fn measure_all(
+    metrics: &[Metric],
+    topics: &[Topic],
+    bounds: &Bounds,
+    residuals: bool,
+) -> std::result::Result<Vec<f64>, (usize, usize, String)> {
+    let mut values =
+        Vec::with_capacity(topics.len() * metrics.len() * if residuals { 10 } else { 5 });
+    for (t, topic) in topics.iter().enumerate() {
+        for (m, metric) in metrics.iter().enumerate() {
+            values.extend(measure(metric, topic, bounds, residuals).map_err(|e| (t, m, e))?);
+        }
+    }
+    Ok(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(rule: Rule, params: &[f64], gains: &[f64], depth: usize, residuals: bool) -> Vec<f64> {
+        let costs = vec![f64::NAN; gains.len()];
+        let topic = Topic {
+            gains,
+            costs: &costs,
+            judged_relevant: 1.0,
+        };
+        let bounds = Bounds {
+            depth,
+            max_gain: 1.0,
+            max_cost: 1.0,
+            min_cost: 1.0,
+        };
+        let metric = metric(rule, params.to_vec(), depth, "test").unwrap();
+        measure(&metric, &topic, &bounds, residuals).unwrap()
+    }
+
+    #[test]
+    fn precision_by_hand() {
+        // W = 1/2 on ranks 1-2: EU = (1 + 0.5) / 2; L(2) = 1: ETU = G(2) = 1.5; EC = 1; ETC = 2; ED = 2
+        assert_eq!(
+            run(Rule::Precision, &[2.0], &[1.0, 0.5, 1.0], 5, false),
+            vec![0.75, 1.5, 1.0, 2.0, 2.0]
+        );
+    }
+
+    #[test]
+    fn rbp_by_hand_with_residuals() {
+        // depth 3, theta 0.5: W = (4, 2, 1) / 7; L = (0.5, 0.25, 0.125): C stays 0.5 at the
+        // last rank, so the stops within the depth add to 0.875, not 1
+        let v = run(Rule::Rbp, &[0.5], &[1.0, f64::NAN], 3, true);
+        assert!((v[0] - 4.0 / 7.0).abs() < 1e-15);
+        assert!((v[1] - 0.875).abs() < 1e-15); // G = 1, 1, 1
+        assert!((v[4] - 1.75).abs() < 1e-15);
+        // best case: gains 1, 1, 1 (the unjudged rank and the padded one at max_gain), G = 1, 2, 3
+        assert!((v[5] - 3.0 / 7.0).abs() < 1e-15);
+        assert!((v[6] - (0.5 + 0.25 * 2.0 + 0.125 * 3.0 - 0.875)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn reciprocal_rank_stops_at_the_first_gain() {
+        // C = 1, 0: W = 1/2, 1/2, 0 ...; L(2) = 1: ETU = G(2) = 0.5
+        assert_eq!(
+            run(Rule::Rr, &[], &[0.0, 0.5, 1.0], 4, false),
+            vec![0.25, 0.5, 1.0, 2.0, 2.0]
+        );
+    }
+
+    #[test]
+    fn inst_refuses_gains_above_one() {
+        let costs = [f64::NAN];
+        let topic = Topic {
+            gains: &[2.0],
+            costs: &costs,
+            judged_relevant: 1.0,
+        };
+        let bounds = Bounds {
+            depth: 2,
+            max_gain: 2.0,
+            max_cost: 1.0,
+            min_cost: 1.0,
+        };
+        let m = metric(Rule::Inst, vec![1.0], 2, "INST").unwrap();
+        assert!(measure(&m, &topic, &bounds, false)
+            .unwrap_err()
+            .contains("[0, 1]"));
+    }
+
+    #[test]
+    fn precision_k_is_checked() {
+        assert!(metric(Rule::Precision, vec![0.0], 10, "P@0").is_err());
+        assert!(metric(Rule::Precision, vec![12.0], 10, "P@12").is_err());
+        assert!(metric(Rule::Precision, vec![11.0], 10, "P@11").is_ok());
+    }
+
+    #[test]
+    fn dot_orders_agree_on_exact_sums() {
+        let x: Vec<f64> = (0..100).map(|i| (i % 7) as f64).collect();
+        let y: Vec<f64> = (0..100).map(|i| (i % 3) as f64 * 0.5).collect();
+        let plain = numeric::dot_in(numeric::DotOrder::Plain, &x, &y);
+        assert_eq!(numeric::dot_in(numeric::DotOrder::SkylakeX, &x, &y), plain);
+        assert_eq!(numeric::dot_in(numeric::DotOrder::Haswell, &x, &y), plain);
+    }
+}
