@@ -124,6 +124,10 @@ def _no_params(text: str, compat: str) -> Params:
     raise TrecgainError("takes no parameters")
 
 
+def _named_only(text: str, compat: str) -> Params:
+    raise TrecgainError("takes its parameters in ir_measures' spelling, e.g. alpha_nDCG(alpha=0.5)@20")
+
+
 # ---------------------------------------------------------------- registry
 
 
@@ -133,7 +137,8 @@ class Measure(Record):
     `default`, how its lines are named and summed:
 
     - naming: plain | params (name_TEXT when given) | cutoffs (name_K per cutoff) |
-      points (name_%3.2f per number)
+      points (name_%3.2f per number) | named (one line, named as ir_measures prints it: a
+      measure with named parameters, `ParamKind::Named`, given by its ir_measures name only)
     - value: float | count | tag | chars
     - summary: mean | sum | sum_judged_relevant (sum; -c: qrels grades > 0) | count | tag |
       geometric_mean (per-query values are logs) | none (no `all` line)
@@ -147,7 +152,8 @@ class Measure(Record):
     - discounted: --discount changes it; rank_order: --ties average changes it
     - lower_is_better: compare's bold and markers follow the lower value
     - explain: how `trecgain explain` shows it (None: it does not)
-    - relevance: the judgments it reads (-R): qrels | qrels_jg | prefs (prefs or qrels_prefs) | any
+    - relevance: the judgments it reads (-R): qrels | qrels_jg | prefs (prefs or qrels_prefs) |
+      subtopics | any
     - ir_measures: its ir_measures spellings (names.py reads them)
     - kernel: the core's kernel that computes it, when not the one of its name (a registered
       measure's, see `register`)
@@ -182,7 +188,7 @@ _GAINS_HELP = "Gains per level can be given as 'level=gain,...' (default: gain =
 #: The parser of each parameter kind a core record declares.
 PARSERS = {"none": _no_params, "cutoffs": parse_cutoffs, "points": parse_points, "numbers": parse_numbers,
            "coefficients": parse_coefficients, "length": parse_length, "gains": parse_gains,
-           "persistence": parse_persistence}
+           "persistence": parse_persistence, "named": _named_only}
 
 
 def measure(record: dict) -> Measure:
@@ -336,7 +342,7 @@ def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict,
     for spec in specs:
         if not spec or not spec.isprintable():
             raise TrecgainError(f"measure {spec!r}: a measure name has no line breaks, tabs or control characters")
-        if names_module.is_ir_measures_name(spec) and spec not in BY_NAME:
+        if names_module.is_ir_measures_name(spec) and (spec not in BY_NAME or spec in names_module.NAMED):
             parsed = names_module.parse(spec)
             chosen.setdefault(spec, _ir_request(parsed, compat))
             continue
@@ -348,6 +354,8 @@ def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict,
             names = (name,)
         for n in names:
             measure = BY_NAME[n]
+            if measure.naming == "named":
+                raise TrecgainError(f"measure '{spec}': name it as ir_measures does, e.g. {measure.ir_measures[0].replace('@k', '@20')}")
             if dot:
                 try:
                     params = measure.parse(text, compat)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..options import EvaluationOptions
 
 #: -R's formats (trec_eval's names), in the order help lists them.
-REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs", "subtopics")
 USAGE = "Usage: trecgain [-h] [-q] [--compat 10|9] [-j N] {-m measure}* qrels_file run_file [run_file ...]"
 DESCRIPTION = ("Evaluate a TREC run against qrels with trec_eval's measures, printing exactly what trec_eval "
                "prints (-h -m MEASURE explains one measure).")
@@ -57,7 +57,8 @@ class Evaluate(TrecgainCommand):
                    "computation)")
 @click.option("-R", "--Rel_info_format", "rel_format", metavar="FORMAT", type=Words(REL_FORMATS),
               help="qrels (default), qrels_jg (a judgment group in the second column), prefs (preference "
-                   "judgments) or qrels_prefs (qrels read as preferences)")
+                   "judgments), qrels_prefs (qrels read as preferences) or subtopics (diversity "
+                   "qrels: qid subtopic docno judgment)")
 @click.option("-T", "--Results_format", "results_format", metavar="trec_results", type=Words(("trec_results",)),
               help="only 'trec_results'")
 @click.option("--Output_old_results_format", "old_format", is_flag=True,

@@ -44,6 +44,7 @@ fn eval_notes(
             ties: None,
             groups: &[],
             prefs: None,
+            subtopics: None,
         },
         req,
         options,
@@ -1069,6 +1070,7 @@ fn cutoffs_must_be_ascending() {
                 ties: None,
                 groups: &[],
                 prefs: None,
+                subtopics: None,
             };
             let record = kernel(name).unwrap();
             assert!((record.compute)(
@@ -1124,6 +1126,7 @@ fn average_ties_give_each_document_its_groups_mean_gain() {
         ties: Some(&groups),
         groups: &[],
         prefs: None,
+        subtopics: None,
     };
     (record.compute)(
         &query,

@@ -1,0 +1,156 @@
+"""The diversity measures (ndeval's, on -R subtopics) against pyndeval, the PyPI wrapper of
+ndeval.c: random collections (graded, binary and negative judgments, documents judged for
+several subtopics, unjudged documents, score ties, queries missing on either side), every
+per-query and mean value equal to pyndeval's; ir_measures' own spellings and printing; the
+subtopics reader's errors."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+pyndeval = pytest.importorskip("pyndeval")
+
+from conftest import run_cli  # noqa: E402
+from trecgain import Evaluator, TrecgainError  # noqa: E402
+
+#: (trecgain name, pyndeval name, pyndeval's alpha and beta, relevance level)
+MEASURES = [
+    ("ERR_IA@{k}", "ERR-IA@{k}", 0.5, 0.5, 1),
+    ("nERR_IA@{k}", "nERR-IA@{k}", 0.5, 0.5, 1),
+    ("alpha_DCG@{k}", "alpha-DCG@{k}", 0.5, 0.5, 1),
+    ("alpha_nDCG@{k}", "alpha-nDCG@{k}", 0.5, 0.5, 1),
+    ("alpha_nDCG(alpha=0.3)@{k}", "alpha-nDCG@{k}", 0.3, 0.5, 1),
+    ("alpha_DCG(rel=2,alpha=0.7)@{k}", "alpha-DCG@{k}", 0.7, 0.5, 2),
+    ("ERR_IA(rel=2)@{k}", "ERR-IA@{k}", 0.5, 0.5, 2),
+    ("nERR_IA(alpha=0.25)@{k}", "nERR-IA@{k}", 0.25, 0.5, 1),
+    ("NRBP", "NRBP", 0.5, 0.5, 1),
+    ("nNRBP", "nNRBP", 0.5, 0.5, 1),
+    ("NRBP(alpha=0.2,beta=0.9)", "NRBP", 0.2, 0.9, 1),
+    ("nNRBP(beta=0.8,rel=2)", "nNRBP", 0.5, 0.8, 2),
+    ("AP_IA", "MAP-IA", 0.5, 0.5, 1),
+    ("AP_IA(rel=3)", "MAP-IA", 0.5, 0.5, 3),
+    ("P_IA@{k}", "P-IA@{k}", 0.5, 0.5, 1),
+    ("P_IA(rel=2)@{k}", "P-IA@{k}", 0.5, 0.5, 2),
+    ("StRecall@{k}", "strec@{k}", 0.5, 0.5, 1),
+    ("StRecall(rel=2)@{k}", "strec@{k}", 0.5, 0.5, 2),
+]
+
+
+def collection(rng: random.Random) -> tuple[list[tuple[str, str, str, int]], list[tuple[str, str, float]]]:
+    """Random subtopic qrels and run."""
+    qrels, run = [], []
+    subtopics = [str(s) for s in rng.sample(range(1, 9), rng.randint(1, 5))]
+    queries = [str(q) for q in rng.sample(range(1, 12), rng.randint(1, 5))]
+    grades = rng.choice([(0, 1), (-1, 0, 1, 2, 3), (0, 1, 2), (1,)])
+    for q in queries:
+        docs = [f"d{d}" for d in rng.sample(range(30), rng.randint(1, 12))]
+        for st in rng.sample(subtopics, rng.randint(1, len(subtopics))):
+            for d in rng.sample(docs, rng.randint(1, len(docs))):  # a document judged for several subtopics
+                qrels.append((q, st, d, rng.choice(grades)))
+    rng.shuffle(qrels)
+    in_run = [q for q in queries[1:] if rng.random() < 0.8] + [str(q) for q in range(12, 12 + rng.randint(0, 2))]
+    in_run.insert(rng.randint(0, len(in_run)), queries[0])  # one query in both (trec_eval refuses none)
+    for q in in_run:
+        for d in rng.sample(range(30), rng.randint(1, 25)):  # unjudged documents too
+            run.append((q, f"d{d}", float(rng.randint(0, 6)) if rng.random() < 0.5 else rng.random()))
+    return qrels, run
+
+
+def write(tmp_path, qrels, run) -> tuple[str, str]:
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text("".join(f"{q} {s} {d} {g}\n" for q, s, d, g in qrels))
+    run_path.write_text("".join(f"{q} Q0 {d} 0 {score!r} r\n" for q, d, score in run))
+    return str(qrels_path), str(run_path)
+
+
+def reference(qrels, run, name: str, alpha: float, beta: float, rel: int) -> dict[str, float]:
+    """pyndeval's values of one measure (it ranks by score descending, then docno ascending)."""
+    evaluator = pyndeval.RelevanceEvaluator(qrels, [name], relevance_level=rel, alpha=alpha, beta=beta)
+    return {q: values[name] for q, values in evaluator.evaluate(run).items()}
+
+
+def test_the_differential_on_500_collections(tmp_path):
+    rng = random.Random(20261202)
+    compared = 0
+    for case in range(500):
+        qrels, run = collection(rng)
+        qrels_path, run_path = write(tmp_path, qrels, run)
+        k = rng.choice([1, 2, 3, 5, 10, 20])
+        chosen = rng.sample(MEASURES, 6)
+        names = [m[0].format(k=k) for m in chosen]
+        result = Evaluator(qrels_path, names, rel_format="subtopics").evaluate(run_path)
+        ours = result.per_query
+        aggregate = result.aggregate
+        for (name, theirs_name, alpha, beta, rel), line in zip(chosen, names):
+            theirs = reference(qrels, run, theirs_name.format(k=k), alpha, beta, rel)
+            assert set(theirs) == {q for q in ours}, (case, line)
+            for q, value in theirs.items():
+                if math.isnan(value):  # nNRBP where no document is relevant: ndeval's 0 / 0
+                    assert theirs_name == "nNRBP" and ours[q][line] == 0.0, (case, line, q)
+                    value = 0.0
+                assert ours[q][line] == pytest.approx(value, abs=1e-12, rel=1e-12), (case, line, q)
+                compared += 1
+            mean = sum(0.0 if math.isnan(v) else v for v in theirs.values()) / len(theirs)
+            assert aggregate[line] == pytest.approx(mean, abs=1e-12, rel=1e-12), (case, line)
+    assert compared > 5000
+
+
+def test_ir_measures_expectation_and_objects(tmp_path):
+    """ir_measures' test of its pyndeval provider: ERR_IA@20 of its query 0 is 0.4659 (to 4
+    places); its Measure objects are accepted and lines are named as it prints them."""
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels_path, run_path = write(tmp_path, [("0", "0", "D0", 0), ("0", "0", "D1", 1), ("0", "0", "D2", 1),
+                                            ("0", "1", "D2", 1), ("0", "1", "D3", 2), ("0", "0", "D4", 0)],
+                                 [("0", "D0", 0.8), ("0", "D2", 0.7), ("0", "D1", 0.3), ("0", "D3", 0.4),
+                                  ("0", "D4", 0.1)])
+    measures = [ir_measures.ERR_IA @ 20, ir_measures.alpha_nDCG(alpha=0.3) @ 10, ir_measures.NRBP(beta=0.5),
+                ir_measures.AP_IA(rel=2)]
+    result = Evaluator(qrels_path, [str(m) for m in measures], rel_format="subtopics").evaluate(run_path)
+    assert set(result.aggregate) == {str(m) for m in measures} == {
+        "ERR_IA@20", "alpha_nDCG(alpha=0.3)@10", "NRBP", "AP_IA(rel=2)"}
+    assert round(result.per_query["0"]["ERR_IA@20"], 4) == 0.4659
+
+
+def test_command_line(tmp_path):
+    qrels_path, run_path = write(tmp_path, [("7", "1", "a", 1), ("7", "2", "b", 1), ("7", "2", "a", 0)],
+                                 [("7", "a", 2.0), ("7", "b", 1.0)])
+    out = run_cli(["-R", "subtopics", "-m", "StRecall@1", "-m", "P_IA@2", qrels_path, run_path])
+    assert out.rc == 0, out.stderr
+    assert out.stdout.decode().split() == ["P_IA@2", "all", "0.5000", "StRecall@1", "all", "0.5000"]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("ERR_IA@21", "at most 20"),
+    ("alpha_nDCG(alpha=2)@5", "alpha must be a number from 0 to 1"),
+    ("ERR_IA", "needs a cutoff"),
+    ("NRBP@5", "takes no cutoff"),
+    ("P_IA(beta=0.5)@5", "unknown parameter 'beta'"),
+    ("ERR-IA", "name it as ir_measures does"),
+])
+def test_bad_measure_names(tmp_path, spec, message):
+    qrels_path, run_path = write(tmp_path, [("1", "1", "a", 1)], [("1", "a", 1.0)])
+    with pytest.raises(TrecgainError, match=message):
+        Evaluator(qrels_path, [spec], rel_format="subtopics")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1 1 a 1\n1 1 a 0\n", "qrels:2: document 'a' is judged twice for subtopic '1' of query '1'"),
+    ("1 1 a\n", "qrels:1: malformed subtopics line: 3 fields"),
+    ("1 1 a x\n", "qrels:1: "),
+])
+def test_bad_subtopic_qrels(tmp_path, text, message):
+    (tmp_path / "qrels").write_text(text)
+    (tmp_path / "run").write_text("1 Q0 a 1 1 r\n")
+    out = run_cli(["-R", "subtopics", "-m", "P_IA@5", str(tmp_path / "qrels"), str(tmp_path / "run")])
+    assert out.rc != 0 and out.stdout == b""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{tmp_path}/{message}" in lines[0], out.stderr
+
+
+def test_a_diversity_measure_needs_subtopic_qrels(tmp_path):
+    qrels_path, run_path = write(tmp_path, [("1", "1", "a", 1)], [("1", "a", 1.0)])
+    with pytest.raises(TrecgainError, match="subtopics"):
+        Evaluator(qrels_path, ["ERR_IA@5"]).evaluate(run_path)
