@@ -30,6 +30,8 @@ MEASURES = [
     ("nNRBP", "nNRBP", 0.5, 0.5, 1),
     ("NRBP(alpha=0.2,beta=0.9)", "NRBP", 0.2, 0.9, 1),
     ("nNRBP(beta=0.8,rel=2)", "nNRBP", 0.5, 0.8, 2),
+    ("nNRBP(alpha=0.0,beta=1.0)", "nNRBP", 0.0, 1.0, 1),  # NRBP's factor 0: every ideal NRBP is 0
+    ("alpha_nDCG(alpha=1.0)@{k}", "alpha-nDCG@{k}", 1.0, 0.5, 1),
     ("AP_IA", "MAP-IA", 0.5, 0.5, 1),
     ("AP_IA(rel=3)", "MAP-IA", 0.5, 0.5, 3),
     ("P_IA@{k}", "P-IA@{k}", 0.5, 0.5, 1),
@@ -88,7 +90,7 @@ def test_the_differential_on_500_collections(tmp_path):
             theirs = reference(qrels, run, theirs_name.format(k=k), alpha, beta, rel)
             assert set(theirs) == {q for q in ours}, (case, line)
             for q, value in theirs.items():
-                if math.isnan(value):  # nNRBP where no document is relevant: ndeval's 0 / 0
+                if math.isnan(value):  # nNRBP where the ideal NRBP is 0: ndeval's 0 / 0
                     assert theirs_name == "nNRBP" and ours[q][line] == 0.0, (case, line, q)
                     value = 0.0
                 assert ours[q][line] == pytest.approx(value, abs=1e-12, rel=1e-12), (case, line, q)
@@ -154,3 +156,67 @@ def test_a_diversity_measure_needs_subtopic_qrels(tmp_path):
     qrels_path, run_path = write(tmp_path, [("1", "1", "a", 1)], [("1", "a", 1.0)])
     with pytest.raises(TrecgainError, match="subtopics"):
         Evaluator(qrels_path, ["ERR_IA@5"]).evaluate(run_path)
+
+
+NDEVAL_COLUMNS = [*(f"{m}@{k}" for m in ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG") for k in (5, 10, 20)),
+                  "NRBP", "nNRBP", "MAP-IA", *(f"{m}@{k}" for m in ("P-IA", "strec") for k in (5, 10, 20))]
+
+
+def ndeval_csv(qrels, run, runid: str, alpha: float, complete: bool, baseline=None, risk_alpha: float = 0.0,
+               risk_text: str = "0") -> bytes:
+    """ndeval's CSV from pyndeval's values (ndeval.c's own layout: a line per run topic in
+    numeric order, zeros for one the qrels lack, the means over the topics both have, or with
+    -c over the qrels topics; with a baseline, ndeval's risk-sensitive differences)."""
+    def values(rows):
+        got = pyndeval.ndeval(qrels, rows, NDEVAL_COLUMNS, alpha=alpha)
+        return {int(q): [got[q][c] for c in NDEVAL_COLUMNS] for q in got}
+
+    def fmt(x: float) -> str:
+        return "-nan" if math.isnan(x) else "%.6f" % x
+
+    mine, topics = values(run), sorted({int(q) for q, _, _ in run})
+    theirs, base_topics = (values(baseline), sorted({int(q) for q, _, _ in baseline})) if baseline else ({}, [])
+    label = f"{runid} (rel to. base; rs=1+a; a={risk_text})" if baseline else runid
+    zero = [0.0] * len(NDEVAL_COLUMNS)
+    shown = sorted(set(topics) | (set(base_topics) if complete else set()))  # -c: the baseline's topics too
+    lines = ["runid,topic," + ",".join(NDEVAL_COLUMNS)]
+    totals = [0.0] * len(NDEVAL_COLUMNS)
+    for t in shown:
+        row = []
+        for a, b in zip(mine.get(t, zero) if t in topics else zero, theirs.get(t, zero) if t in base_topics else zero):
+            row.append(a - b if a >= b else (risk_alpha + 1) * (a - b))
+        totals = [x + y for x, y in zip(totals, row)]
+        lines.append(f"{label},{t}," + ",".join(fmt(x) for x in row))
+    count = len({int(q) for q, _, _, _ in qrels}) if complete else len(mine)
+    if baseline and len(shown) > count:
+        count = len(shown)
+    lines.append(f"{label},amean," + ",".join(fmt(x / count) for x in totals))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_trecgain_ndeval_prints_ndevals_csv(tmp_path):
+    """`trecgain ndeval` against ndeval's layout filled with pyndeval's values, on 100 random
+    collections (the run's rank column in pyndeval's order), with -alpha, -c and a baseline."""
+    rng = random.Random(77)
+    for case in range(100):
+        qrels, run = collection(rng)
+        qrels = [(q, s, d, max(g, 0)) for q, s, d, g in qrels]  # ndeval's judgments are natural numbers
+        _, baseline = collection(rng)
+        runs = {"run": run, "base": baseline}
+        for name, rows in runs.items():
+            rows.sort(key=lambda r: (int(r[0]), -r[2], r[1]))  # pyndeval's order
+            rank = {}
+            (tmp_path / name).write_text("".join(f"{q} Q0 {d} {rank.setdefault(q, []).append(0) or len(rank[q])} "
+                                                 f"{s!r} {name}\n" for q, d, s in rows))
+        (tmp_path / "qrels").write_text("".join(f"{q} {s} {d} {g}\n" for q, s, d, g in qrels))
+        alpha = rng.choice([0.5, 0.5, 0.3, 1.0])
+        complete = rng.random() < 0.3
+        with_baseline = rng.random() < 0.3
+        args = ["ndeval", "-alpha", repr(alpha), *(["-c"] if complete else [])]
+        if with_baseline:
+            args += ["-baseline", str(tmp_path / "base"), "-riskAlpha", "1.5"]
+        out = run_cli([*args, str(tmp_path / "qrels"), str(tmp_path / "run")])
+        assert out.rc == 0, out.stderr
+        expected = ndeval_csv(qrels, run, "run", alpha, complete, baseline if with_baseline else None,
+                              1.5, "1.5")
+        assert out.stdout == expected, (case, args)

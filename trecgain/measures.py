@@ -476,6 +476,8 @@ def describe(name: str) -> str:
             return f"{name}: trecgain's {parsed.measure}\n" + describe(parsed.measure)
         raise TrecgainError(_unknown(name))
     lines = [f"{measure.name}", f"    {measure.help}"]
+    if measure.naming == "named":
+        return "\n".join(lines + _named_help(names_module.NAMED[measure.name])) + "\n"
     default = measure.default
     if default.cutoffs or default.numbers:
         shown = default.cutoffs or default.numbers
@@ -489,6 +491,18 @@ def describe(name: str) -> str:
     elif not measure.in_trec_eval_9:
         lines.append("    New in trec_eval 10.0 (with --compat 9: computed on float32 scores).")
     return "\n".join(lines) + "\n"
+
+
+def _named_help(record: dict) -> list[str]:
+    """`-h -m` of a measure with named parameters: its spellings, parameters and defaults."""
+    lines = [f"    Named as ir_measures names it: {', '.join(record['ir_measures'])}"
+             f"{' (k at most ' + str(record['max_cutoff']) + ')' if '@k' in record['ir_measures'][0] else ''}"]
+    for p in record["named"]:
+        lines.append(f"    {p['name']}: {p['help']} (default {_plain(p['default'])}, "
+                     f"{_plain(p['range'][0])} to {_plain(p['range'][1])})")
+    lines.append(f"    Also: {', '.join(f'{k}=' for k in record['ir_params'])}; reads -R {record['relevance']}.")
+    lines.append("    Not in trec_eval.")
+    return lines
 
 
 def _plain(x: float | int) -> str:

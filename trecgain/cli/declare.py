@@ -18,6 +18,7 @@ SUBCOMMANDS = {
     "compare": ("compare", "is run B better than run A: paired tests, intervals, corrections"),
     "explain": ("explain", "one query's computation rank by rank: gains, discounts, ideal ranking, ties"),
     "gdeval": ("gdeval", "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
+    "ndeval": ("ndeval", "ndeval's diversity measures (ERR-IA, alpha-nDCG, NRBP, ...), exactly as it prints them"),
     "completion": ("completion", "a completion script for bash, zsh or fish"),
 }
 #: Cutoffs offered with ir_measures names (`nDCG@10`); any other cutoff can be typed.

@@ -313,8 +313,8 @@ pub fn alpha_ndcg(
     Ok(())
 }
 
-/// NRBP and nNRBP (parameters alpha, beta). nNRBP of a query no document is relevant to is 0
-/// (ndeval divides 0 by 0 there).
+/// NRBP and nNRBP (parameters alpha, beta). nNRBP is 0 where the ideal NRBP is 0 (no document
+/// relevant, or alpha 0 with beta 1: ndeval divides 0 by 0 there).
 fn nrbp_of(q: &Query, request: &Request, options: &Options, out: &mut [f64], normalized: bool) {
     out[0] = 0.0;
     let Some((topic, r, ranked)) = prepared(q, request, options) else {

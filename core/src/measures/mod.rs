@@ -901,6 +901,7 @@ pub static KERNELS: &[KernelRecord] = &[
     ),
     KernelRecord {
         max_cutoff: 0,
+        ir_params: &["rel"],
         ..diverse(
             "NRBP",
             diversity::nrbp_all,
@@ -911,10 +912,11 @@ pub static KERNELS: &[KernelRecord] = &[
     },
     KernelRecord {
         max_cutoff: 0,
+        ir_params: &["rel"],
         ..diverse(
             "nNRBP",
             diversity::nnrbp_all,
-            "NRBP over the NRBP of ndeval's greedy ideal ranking (0 for a query no document is relevant to, where ndeval divides 0 by 0).",
+            "NRBP over the NRBP of ndeval's greedy ideal ranking (0 where that is 0: no document relevant, or alpha 0 with beta 1; ndeval divides 0 by 0 there).",
             &["nNRBP"],
             &[ALPHA, BETA],
         )
@@ -936,13 +938,16 @@ pub static KERNELS: &[KernelRecord] = &[
         &["P_IA@k"],
         &[],
     ),
-    diverse(
-        "strec",
-        diversity::st_recall,
-        "Subtopic recall at k (ndeval): the subtopics some document of the first k is relevant to, over the number of subtopics.",
-        &["StRecall@k"],
-        &[],
-    ),
+    KernelRecord {
+        ir_params: &["rel"],
+        ..diverse(
+            "strec",
+            diversity::st_recall,
+            "Subtopic recall at k (ndeval): the subtopics some document of the first k is relevant to, over the number of subtopics.",
+            &["StRecall@k"],
+            &[],
+        )
+    },
 ];
 
 /// A record with the common facts: one float line, plain name, no parameters, the mean, in
