@@ -220,3 +220,14 @@ def test_trecgain_ndeval_prints_ndevals_csv(tmp_path):
         expected = ndeval_csv(qrels, run, "run", alpha, complete, baseline if with_baseline else None,
                               1.5, "1.5")
         assert out.stdout == expected, (case, args)
+
+
+def test_the_ir_measures_provider_leaves_diversity_to_pyndeval():
+    """trecgain's ir_measures provider reads plain qrels: it does not claim the measures that
+    read subtopic qrels (ir_measures then uses its pyndeval provider)."""
+    ir_measures = pytest.importorskip("ir_measures")
+    from trecgain.ir_measures import TrecgainProvider
+
+    provider = TrecgainProvider()
+    assert not provider.supports(ir_measures.ERR_IA @ 20) and not provider.supports(ir_measures.NRBP)
+    assert provider.supports(ir_measures.nDCG @ 10)

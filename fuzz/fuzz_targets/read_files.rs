@@ -1,5 +1,5 @@
 //! Arbitrary bytes as a qrels file (integer and fractional grades), as each of `-R`'s other
-//! formats (qrels_jg, prefs, qrels_prefs) and as a run, with the default chunk size and a tiny
+//! formats (qrels_jg, prefs, qrels_prefs, subtopics) and as a run, with the default chunk size and a tiny
 //! one, plain and gzip-compressed: never a panic, an error is one line, and the chunk size
 //! never changes the outcome.
 #![no_main]
@@ -157,7 +157,12 @@ fn both<T: PartialEq + std::fmt::Debug>(a: Result<T, Error>, b: Result<T, Error>
 }
 
 /// The groups or preference lines of a file of another `-R` format, checked and flattened.
-type RelationsView = (QrelsView, Option<QrelsView>, Vec<usize>, Vec<(u32, u32, u64, u32, u64)>);
+type RelationsView = (
+    QrelsView,
+    Option<QrelsView>,
+    Vec<usize>,
+    Vec<(u32, u32, u64, u32, u64)>,
+);
 
 fn relations_view(q: &Qrels) -> RelationsView {
     let outer = qrels_view(q);
@@ -166,7 +171,12 @@ fn relations_view(q: &Qrels) -> RelationsView {
         Relations::Groups(g) => {
             assert_eq!(g.first.len(), q.qids.len() + 1);
             assert_eq!(*g.first.last().unwrap(), g.qrels.qids.len());
-            (outer, Some(qrels_view(&g.qrels)), g.first.clone(), Vec::new())
+            (
+                outer,
+                Some(qrels_view(&g.qrels)),
+                g.first.clone(),
+                Vec::new(),
+            )
         }
         Relations::Preferences(p) => {
             assert_eq!(p.offsets.len(), q.qids.len() + 1);
@@ -175,10 +185,27 @@ fn relations_view(q: &Qrels) -> RelationsView {
                     let query = p.offsets.partition_point(|&o| o <= i) - 1;
                     let doc = p.doc[i] as usize;
                     assert!(doc >= q.offsets[query] && doc < q.offsets[query + 1]);
-                    (p.group[i], p.subgroup[i], p.level[i].to_bits(), p.doc[i], p.lines[i])
+                    (
+                        p.group[i],
+                        p.subgroup[i],
+                        p.level[i].to_bits(),
+                        p.doc[i],
+                        p.lines[i],
+                    )
                 })
                 .collect();
             (outer, None, p.offsets.clone(), lines)
+        }
+        Relations::Subtopics(s) => {
+            assert_eq!(s.offsets.len(), q.grades.len() + 1);
+            let lines = (0..s.subtopic.len())
+                .map(|i| {
+                    let doc = s.offsets.partition_point(|&o| o <= i) - 1;
+                    assert!((s.subtopic[i] as usize) < s.count && s.grade[i] <= q.grades[doc]);
+                    (s.subtopic[i], 0, s.grade[i].to_bits(), doc as u32, 0)
+                })
+                .collect();
+            (outer, None, s.offsets.clone(), lines)
         }
     }
 }
@@ -186,7 +213,12 @@ fn relations_view(q: &Qrels) -> RelationsView {
 fuzz_target!(|data: &[u8]| {
     let chunk = 1 + data.first().copied().unwrap_or(0) as usize % 13;
     let input = |bytes: &[u8]| Input::from_bytes("fuzz.txt", bytes.to_vec());
-    for format in [RelFormat::QrelsJg, RelFormat::Prefs, RelFormat::QrelsPrefs] {
+    for format in [
+        RelFormat::QrelsJg,
+        RelFormat::Prefs,
+        RelFormat::QrelsPrefs,
+        RelFormat::Subtopics,
+    ] {
         let big = read_relevance_with(input(data), false, format, &ReadOptions::default());
         let small = read_relevance_with(input(data), false, format, &options(chunk));
         if !matches!(&small, Err(e) if e.message.starts_with("line longer")) {
