@@ -1,6 +1,6 @@
 //! Arbitrary bytes as a qrels file (integer and fractional grades), as each of `-R`'s other
-//! formats (qrels_jg, prefs, qrels_prefs, subtopics) and as a run, with the default chunk size and a tiny
-//! one, plain and gzip-compressed: never a panic, an error is one line, and the chunk size
+//! formats (qrels_jg, prefs, qrels_prefs, subtopics) and as a run, with the default chunk size
+//! and a tiny one, plain and gzip-compressed: never a panic, an error is one line, and the chunk size
 //! never changes the outcome.
 #![no_main]
 
@@ -157,12 +157,7 @@ fn both<T: PartialEq + std::fmt::Debug>(a: Result<T, Error>, b: Result<T, Error>
 }
 
 /// The groups or preference lines of a file of another `-R` format, checked and flattened.
-type RelationsView = (
-    QrelsView,
-    Option<QrelsView>,
-    Vec<usize>,
-    Vec<(u32, u32, u64, u32, u64)>,
-);
+type RelationsView = (QrelsView, Option<QrelsView>, Vec<usize>, Vec<(u32, u32, u64, u32, u64)>);
 
 fn relations_view(q: &Qrels) -> RelationsView {
     let outer = qrels_view(q);
@@ -171,12 +166,7 @@ fn relations_view(q: &Qrels) -> RelationsView {
         Relations::Groups(g) => {
             assert_eq!(g.first.len(), q.qids.len() + 1);
             assert_eq!(*g.first.last().unwrap(), g.qrels.qids.len());
-            (
-                outer,
-                Some(qrels_view(&g.qrels)),
-                g.first.clone(),
-                Vec::new(),
-            )
+            (outer, Some(qrels_view(&g.qrels)), g.first.clone(), Vec::new())
         }
         Relations::Preferences(p) => {
             assert_eq!(p.offsets.len(), q.qids.len() + 1);
@@ -185,13 +175,7 @@ fn relations_view(q: &Qrels) -> RelationsView {
                     let query = p.offsets.partition_point(|&o| o <= i) - 1;
                     let doc = p.doc[i] as usize;
                     assert!(doc >= q.offsets[query] && doc < q.offsets[query + 1]);
-                    (
-                        p.group[i],
-                        p.subgroup[i],
-                        p.level[i].to_bits(),
-                        p.doc[i],
-                        p.lines[i],
-                    )
+                    (p.group[i], p.subgroup[i], p.level[i].to_bits(), p.doc[i], p.lines[i])
                 })
                 .collect();
             (outer, None, p.offsets.clone(), lines)
