@@ -100,20 +100,21 @@ def test_the_differential_on_500_collections(tmp_path):
     assert compared > 5000
 
 
-def test_ir_measures_expectation_and_objects(tmp_path):
-    """ir_measures' test of its pyndeval provider: ERR_IA@20 of its query 0 is 0.4659 (to 4
-    places); its Measure objects are accepted and lines are named as it prints them."""
+def test_ir_measures_objects(tmp_path):
+    """ir_measures' Measure objects are accepted (through their str()), and lines are named as
+    ir_measures prints them; the values are pyndeval's."""
     ir_measures = pytest.importorskip("ir_measures")
-    qrels_path, run_path = write(tmp_path, [("0", "0", "D0", 0), ("0", "0", "D1", 1), ("0", "0", "D2", 1),
-                                            ("0", "1", "D2", 1), ("0", "1", "D3", 2), ("0", "0", "D4", 0)],
-                                 [("0", "D0", 0.8), ("0", "D2", 0.7), ("0", "D1", 0.3), ("0", "D3", 0.4),
-                                  ("0", "D4", 0.1)])
+    qrels = [("5", "1", "a", 1), ("5", "1", "b", 2), ("5", "2", "b", 1), ("5", "2", "c", 0), ("5", "3", "d", 2)]
+    run = [("5", "c", 0.9), ("5", "b", 0.8), ("5", "x", 0.7), ("5", "d", 0.6), ("5", "a", 0.5)]
+    qrels_path, run_path = write(tmp_path, qrels, run)
     measures = [ir_measures.ERR_IA @ 20, ir_measures.alpha_nDCG(alpha=0.3) @ 10, ir_measures.NRBP(beta=0.5),
-                ir_measures.AP_IA(rel=2)]
+                ir_measures.AP_IA(rel=2), ir_measures.MAP_IA]
     result = Evaluator(qrels_path, [str(m) for m in measures], rel_format="subtopics").evaluate(run_path)
-    assert set(result.aggregate) == {str(m) for m in measures} == {
-        "ERR_IA@20", "alpha_nDCG(alpha=0.3)@10", "NRBP", "AP_IA(rel=2)"}
-    assert round(result.per_query["0"]["ERR_IA@20"], 4) == 0.4659
+    assert list(result.aggregate) == ["ERR_IA@20", "alpha_nDCG(alpha=0.3)@10", "NRBP", "AP_IA(rel=2)", "AP_IA"]
+    assert result.aggregate["ERR_IA@20"] == pytest.approx(reference(qrels, run, "ERR-IA@20", 0.5, 0.5, 1)["5"])
+    assert result.aggregate["alpha_nDCG(alpha=0.3)@10"] == pytest.approx(
+        reference(qrels, run, "alpha-nDCG@10", 0.3, 0.5, 1)["5"])
+    assert result.aggregate["AP_IA(rel=2)"] == pytest.approx(reference(qrels, run, "MAP-IA", 0.5, 0.5, 2)["5"])
 
 
 def test_command_line(tmp_path):
@@ -231,3 +232,44 @@ def test_the_ir_measures_provider_leaves_diversity_to_pyndeval():
     provider = TrecgainProvider()
     assert not provider.supports(ir_measures.ERR_IA @ 20) and not provider.supports(ir_measures.NRBP)
     assert provider.supports(ir_measures.nDCG @ 10)
+
+
+RUN_SYNTAX = "syntax error in run line: expected topic Q0 docno rank score tag, the topic and rank natural numbers"
+QRELS_SYNTAX = "syntax error in qrel line: expected topic subtopic docno judgment, natural numbers but the docno"
+
+
+@pytest.mark.parametrize("qrels, run, message", [
+    ("1 1 a 1\n", "1 Q0 a 1 1 r\n1 Q0 b 1 2 r\n", "run:2: duplicate rank (1) for topic 1 (also at line 1)"),
+    ("1 1 a 1\n", "1 Q0 a 1 1 r\n1 Q0 a 2 2 r\n", "run:2: duplicate docno (a) for topic 1 (also at line 1)"),
+    ("1 1 a 1\n", "1 Q0 a x 1 r\n", f"run:1: {RUN_SYNTAX}"),
+    ("1 1 a 1\n", "t Q0 a 1 1 r\n", f"run:1: {RUN_SYNTAX}"),
+    ("1 1 a -1\n", "1 Q0 a 1 1 r\n", f"qrels:1: {QRELS_SYNTAX}"),
+    ("1 1 a\n", "1 Q0 a 1 1 r\n", f"qrels:1: {QRELS_SYNTAX}"),
+    ("", "1 Q0 a 1 1 r\n", "qrels: qrel file is empty"),
+    ("1 1 a 1\n1 1 a 0\n", "1 Q0 a 1 1 r\n",
+     "qrels:2: document 'a' is judged twice for subtopic 1 of topic 1 (first at line 1)"),
+])
+def test_trecgain_ndeval_refuses_bad_input(tmp_path, qrels, run, message):
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run)
+    out = run_cli(["ndeval", str(tmp_path / "qrels"), str(tmp_path / "run")])
+    assert out.rc == 1 and out.stdout == b""
+    assert out.stderr.strip().splitlines() == [f"trecgain: {tmp_path}/{message}"]
+
+
+def test_trecgain_ndeval_options(tmp_path):
+    (tmp_path / "qrels").write_text("3 1 a 1\n3 2 b 1\n")
+    (tmp_path / "run").write_text("wt09-3 Q0 b 2 9 tag\nwt09-3 Q0 a 1 1 tag\n")
+    files = [str(tmp_path / "qrels"), str(tmp_path / "run")]
+    assert run_cli(["ndeval", "-version"]).stdout == b"ndeval: version 4.5 (Mon 29 Apr 2013 20:51:02 EDT)\n"
+    by_rank = run_cli(["ndeval", *files]).stdout.decode().splitlines()
+    by_score = run_cli(["ndeval", "-traditional", *files]).stdout.decode().splitlines()
+    cut = run_cli(["ndeval", "-M", "1", *files]).stdout.decode().splitlines()
+    # two subtopics, a document each: ERR-IA@5 = (1 + 1/2) over the ideal ideal, 2 (1/2)^(i-1) / i
+    ideal = sum(2 * 0.5 ** i / (i + 1) for i in range(5))
+    assert by_rank[1].split(",")[2] == by_score[1].split(",")[2] == "%.6f" % (1.5 / ideal)
+    assert cut[1].split(",")[:3] == ["tag", "3", "%.6f" % (1 / ideal)]
+    assert by_rank[1].split(",")[-3] == "1.000000" and cut[1].split(",")[-3] == "0.500000"  # strec@5
+    for bad in (["-alpha", "2"], ["-M", "0"], ["-x"]):
+        out = run_cli(["ndeval", *bad, *files])
+        assert out.rc == 2 and out.stdout == b"" and len(out.stderr.splitlines()) == 1, out.stderr

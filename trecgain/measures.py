@@ -355,7 +355,8 @@ def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict,
         for n in names:
             measure = BY_NAME[n]
             if measure.naming == "named":
-                raise TrecgainError(f"measure '{spec}': name it as ir_measures does, e.g. {measure.ir_measures[0].replace('@k', '@20')}")
+                example = measure.ir_measures[0].replace("@k", "@20")
+                raise TrecgainError(f"measure '{spec}': name it as ir_measures does, e.g. {example}")
             if dot:
                 try:
                     params = measure.parse(text, compat)

@@ -161,7 +161,8 @@ def _named(text: str, record: dict, cutoff: int | None, params: dict[str, object
     (the record's default where `text` gives none), and the line named as ir_measures prints it."""
     limit = record["max_cutoff"]
     if cutoff is not None and limit and cutoff > limit:
-        raise TrecgainError(f"measure '{text}': the cutoff must be at most {limit} (the reference computes to rank {limit})")
+        raise TrecgainError(f"measure '{text}': the cutoff must be at most {limit} "
+                            f"(the reference computes to rank {limit})")
     numbers = []
     for p in record["named"]:
         value = _number(params.get(p["name"], p["default"]), p["name"], text)

@@ -1,7 +1,7 @@
 //! Arbitrary bytes as a qrels file (integer and fractional grades), as each of `-R`'s other
 //! formats (qrels_jg, prefs, qrels_prefs, subtopics) and as a run, with the default chunk size
-//! and a tiny one, plain and gzip-compressed: never a panic, an error is one line, and the chunk size
-//! never changes the outcome.
+//! and a tiny one, plain and gzip-compressed: never a panic, an error is one line, and the chunk
+//! size never changes the outcome.
 #![no_main]
 
 use std::io::Write;
