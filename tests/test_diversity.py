@@ -273,3 +273,29 @@ def test_trecgain_ndeval_options(tmp_path):
     for bad in (["-alpha", "2"], ["-M", "0"], ["-x"]):
         out = run_cli(["ndeval", *bad, *files])
         assert out.rc == 2 and out.stdout == b"" and len(out.stderr.splitlines()) == 1, out.stderr
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_trecgain_ndeval_on_damaged_files(tmp_path, seed):
+    """Random damage to good files (bytes replaced, lines cut, fields dropped): every outcome
+    is the CSV or one line on standard error naming the file, never a traceback."""
+    rng = random.Random(seed)
+    qrels, run = collection(rng)
+    good_qrels = "".join(f"{q} {s} {d} {max(g, 0)}\n" for q, s, d, g in qrels).encode()
+    good_run = "".join(f"{q} Q0 {d} {i} {score!r} r\n" for i, (q, d, score) in enumerate(run, 1)).encode()
+    for _ in range(40):
+        damaged = []
+        for data in (good_qrels, good_run):
+            data = bytearray(data)
+            for _ in range(rng.randint(0, 3)):
+                data[rng.randrange(len(data))] = rng.choice(b" \t\r\n\0x-9.Q")
+            damaged.append(bytes(data))
+        (tmp_path / "qrels").write_bytes(damaged[0])
+        (tmp_path / "run").write_bytes(damaged[1])
+        options = rng.choice([[], ["-traditional"], ["-c", "-M", "3"]])
+        out = run_cli(["ndeval", *options, str(tmp_path / "qrels"), str(tmp_path / "run")])
+        if out.rc == 0:
+            assert out.stdout.startswith(b"runid,topic,") and out.stderr == ""
+        else:
+            assert out.rc == 1 and out.stdout == b"" and "Traceback" not in out.stderr
+            assert len(out.stderr.splitlines()) == 1 and str(tmp_path) in out.stderr, out.stderr

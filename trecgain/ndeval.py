@@ -24,7 +24,8 @@ Its rules (docs/diversity.md has the measures'):
 
 trecgain departs where ndeval is undefined: a document judged twice for one subtopic of a
 topic is an error (ndeval counts it twice and keeps either judgment), as is a score that is no
-number under -traditional (ndeval then ranks by uninitialised memory)."""
+number (or NaN) under -traditional (ndeval then ranks by uninitialised memory, or unordered),
+and a NUL byte (where ndeval's line would end)."""
 
 from __future__ import annotations
 
@@ -99,7 +100,20 @@ def _lines(path: str) -> list[bytes]:
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
+    for number, line in enumerate(lines, 1):
+        if b"\0" in line:
+            raise TrecgainError(f"{path}:{number}: a NUL byte (not a text file?)")
     return [line[:-1] if line.endswith(b"\r") else line for line in lines]
+
+
+def c_number(text: bytes) -> float | None:
+    """What C's sscanf("%lf") reads from the start of `text` (`12x` is 12), or None for no
+    number, and for NaN (no order to rank by)."""
+    import re  # not at import: only -traditional needs it
+
+    match = re.match(rb"[ \t]*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?inf(?:inity)?)",
+                     text, re.IGNORECASE)
+    return None if match is None else float(match[1])
 
 
 def read_qrels(path: str) -> list[tuple[int, int, bytes, int]]:
@@ -146,13 +160,10 @@ def read_run(path: str, options: Options) -> Run:
                                 "tag, the topic and rank natural numbers")
         if number == 1:
             runid = fields[5]
-        score = 0.0
-        if options.traditional:
-            try:
-                score = float(fields[4])
-            except ValueError:
-                raise TrecgainError(f"{path}:{number}: score '{fields[4].decode(errors='replace')}' is not a number "
-                                    "(-traditional ranks by score)") from None
+        score = c_number(fields[4]) if options.traditional else 0.0
+        if score is None:
+            raise TrecgainError(f"{path}:{number}: score '{fields[4].decode(errors='replace')[:64]}' is not a number "
+                                "(-traditional ranks by score)")
         rows.setdefault(topic, []).append((rank, score, fields[2], number))
     topics = {}
     for topic, found in sorted(rows.items()):
