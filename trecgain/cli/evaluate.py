@@ -40,7 +40,8 @@ class Evaluate(TrecgainCommand):
         lines.extend(f"  trecgain {name:<12} {help}" for name, (_, help) in SUBCOMMANDS.items())
         lines.extend(["", "Exit status: 0 done, 1 error, 2 usage error, 3 a --fail-under threshold missed, "
                       "130 interrupted.", "", "Measures (printed in this order):"])
-        lines.extend(f"  {m.name:<12} {m.help.split(': -m')[0].split('. ')[0].rstrip('.')}" for m in REGISTRY)
+        lines.extend(f"  {m.ir_measures[0] if m.naming == 'named' else m.name:<12} "  # named: as ir_measures
+                     f"{m.help.split(': -m')[0].split('. ')[0].rstrip('.')}" for m in REGISTRY)
         lines.append("")
         lines.extend(f"  {nickname:<12} {' '.join(members)}" for nickname, members in NICKNAMES["10"].items())
         lines.append("  ir_measures names also work: nDCG@10, AP@100, P@10, R@1000, RR@10, Judged@10, ...")
