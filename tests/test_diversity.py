@@ -32,6 +32,9 @@ MEASURES = [
     ("nNRBP(beta=0.8,rel=2)", "nNRBP", 0.5, 0.8, 2),
     ("nNRBP(alpha=0.0,beta=1.0)", "nNRBP", 0.0, 1.0, 1),  # NRBP's factor 0: every ideal NRBP is 0
     ("alpha_nDCG(alpha=1.0)@{k}", "alpha-nDCG@{k}", 1.0, 0.5, 1),
+    ("nERR_IA(judged_only=True)@{k}", "nERR-IA@{k}", 0.5, 0.5, 1),  # pyndeval on the run without unjudged
+    ("AP_IA(judged_only=True,rel=2)", "MAP-IA", 0.5, 0.5, 2),
+    ("P_IA(judged_only=True)@{k}", "P-IA@{k}", 0.5, 0.5, 1),
     ("AP_IA", "MAP-IA", 0.5, 0.5, 1),
     ("AP_IA(rel=3)", "MAP-IA", 0.5, 0.5, 3),
     ("P_IA@{k}", "P-IA@{k}", 0.5, 0.5, 1),
@@ -86,9 +89,15 @@ def test_the_differential_on_500_collections(tmp_path):
         result = Evaluator(qrels_path, names, rel_format="subtopics").evaluate(run_path)
         ours = result.per_query
         aggregate = result.aggregate
+        judged = {(q, d) for q, _, d, _ in qrels}
         for (name, theirs_name, alpha, beta, rel), line in zip(chosen, names):
-            theirs = reference(qrels, run, theirs_name.format(k=k), alpha, beta, rel)
-            assert set(theirs) == {q for q in ours}, (case, line)
+            rows = [r for r in run if (r[0], r[1]) in judged] if "judged_only=True" in name else run
+            theirs = reference(qrels, rows, theirs_name.format(k=k), alpha, beta, rel)
+            assert set(theirs) <= set(ours), (case, line)
+            for q in set(ours) - set(theirs):  # judged_only left pyndeval no document: every value 0
+                assert rows is not run and ours[q][line] == 0.0, (case, line, q)
+                theirs[q] = 0.0
+            assert set(theirs) == set(ours), (case, line)
             for q, value in theirs.items():
                 if math.isnan(value):  # nNRBP where the ideal NRBP is 0: ndeval's 0 / 0
                     assert theirs_name == "nNRBP" and ours[q][line] == 0.0, (case, line, q)
