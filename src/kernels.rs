@@ -10,7 +10,7 @@ use trecgain_core::options::Summary;
 /// when the registry is first imported).
 #[pyfunction]
 pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
-    use trecgain_core::measures::{Explain, Naming, ParamKind, Relevance, Value, KERNELS};
+    use trecgain_core::measures::{Explain, Naming, ParamKind, ParamType, Relevance, Value, KERNELS};
     let out = PyList::empty(py);
     for k in KERNELS {
         let d = PyDict::new(py);
@@ -25,6 +25,7 @@ pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             ParamKind::Length => "length",
             ParamKind::Gains => "gains",
             ParamKind::Persistence => "persistence",
+            ParamKind::Named => "named",
         };
         d.set_item("params", params)?;
         let naming = match k.naming {
@@ -32,6 +33,7 @@ pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             Naming::Params => "params",
             Naming::Cutoffs => "cutoffs",
             Naming::Points => "points",
+            Naming::Named => "named",
         };
         d.set_item("naming", naming)?;
         let value = match k.value {
@@ -76,8 +78,25 @@ pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             Relevance::Grades => "qrels",
             Relevance::Groups => "qrels_jg",
             Relevance::Preferences => "prefs",
+            Relevance::Subtopics => "subtopics",
         };
         d.set_item("relevance", relevance)?;
+        let named = PyList::empty(py);
+        for p in k.named {
+            let param = PyDict::new(py);
+            param.set_item("name", p.name)?;
+            let kind = match p.kind {
+                ParamType::Number => "number",
+                ParamType::Whole => "whole",
+            };
+            param.set_item("kind", kind)?;
+            param.set_item("default", p.default)?;
+            param.set_item("range", (p.range.0, p.range.1))?;
+            param.set_item("help", p.help)?;
+            named.append(param)?;
+        }
+        d.set_item("named", named)?;
+        d.set_item("max_cutoff", k.max_cutoff)?;
         out.append(d)?;
     }
     Ok(out)

@@ -788,3 +788,13 @@ def test_relevance_formats_and_zscores_on_dask(cluster, case_id):
         _, there = same(args, address, stdin)
         assert there.stdout.decode("utf-8", "surrogateescape") == expect["stdout"], (case_id, mode)
         same(["-q", *args], address, stdin)
+
+
+def test_subtopic_qrels_on_dask(cluster):
+    """-R subtopics on the cluster: the same bytes as without --dask, per query too."""
+    address, _ = cluster
+    args = ["-R", "subtopics", "-m", "ERR_IA@20", "-m", "alpha_nDCG(alpha=0.3)@10", "-m", "NRBP",
+            str(ROOT / "testdata/diversity/qrels.txt"), str(ROOT / "testdata/diversity/run.txt")]
+    _, there = same(args, address)
+    assert there.stdout.decode().split()[:3] == ["ERR_IA@20", "all", "0.5088"]
+    same(["-q", *args], address)

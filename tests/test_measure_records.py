@@ -37,7 +37,9 @@ def _recorded_inputs(rel_format: str) -> list[str]:
 
 #: The inputs of a measure of each relevance format (`relevance` of its record).
 INPUTS = {"qrels": EXAMPLE, "any": EXAMPLE, "qrels_jg": _recorded_inputs("qrels_jg"),
-          "prefs": _recorded_inputs("prefs")}
+          "prefs": _recorded_inputs("prefs"),
+          "subtopics": ["-R", "subtopics", str(ROOT / "testdata/diversity/qrels.txt"),
+                        str(ROOT / "testdata/diversity/run.txt")]}
 
 
 def test_every_record_is_a_measure_and_every_measure_a_record():
@@ -77,7 +79,12 @@ def test_kernel_writes_the_records_lines(name):
                "length": ".4", "gains": ".1=2", "persistence": ".p=0.5"}
     inputs = INPUTS[RECORDS_BY_NAME[name]["relevance"]]
     *format_args, qrels, run = inputs
-    for spec in (name, name + samples.get(RECORDS_BY_NAME[name]["params"], "")):
+    specs = (name, name + samples.get(RECORDS_BY_NAME[name]["params"], ""))
+    if RECORDS_BY_NAME[name]["params"] == "named":  # named in ir_measures' spelling only
+        plain = m.ir_measures[0].replace("@k", "@5")
+        given = ",".join(f"{p['name']}={p['range'][1]}" for p in RECORDS_BY_NAME[name]["named"])
+        specs = (plain, plain.replace("@", f"({given})@", 1) if "@" in plain else f"{plain}({given})")
+    for spec in specs:
         result = Evaluator(qrels, measures=[spec], rel_format=format_args[-1] if format_args else "qrels").evaluate(run)
         (request,) = result.requests
         assert result.evaluation.width == sum(request.slots()), spec

@@ -68,13 +68,23 @@ _Failure: TypeAlias = tuple[bytes, str, str | None, int | None]
 #: An output line for `Evaluation.write_trec`: name, value kind, per_query, summary, slots.
 _LineFormat: TypeAlias = tuple[bytes, Literal["float", "count", "tag", "chars"], bool, bool, int]
 
+class _NamedParam(TypedDict):
+    """A parameter of a measure named in ir_measures' spelling (trecgain_core::measures::NamedParam)."""
+
+    name: str
+    kind: Literal["number", "whole"]
+    default: float
+    range: tuple[float, float]
+    help: str
+
 class _KernelRecord(TypedDict):
     """One of the core's measure records (trecgain_core::measures::KERNELS)."""
 
     name: str
     help: str
-    params: Literal["none", "cutoffs", "points", "numbers", "coefficients", "length", "gains", "persistence"]
-    naming: Literal["plain", "params", "cutoffs", "points"]
+    params: Literal["none", "cutoffs", "points", "numbers", "coefficients", "length", "gains", "persistence",
+                    "named"]
+    naming: Literal["plain", "params", "cutoffs", "points", "named"]
     value: Literal["float", "count", "tag", "chars"]
     summary: Literal["mean", "sum", "sum_judged_relevant", "count", "tag", "geometric_mean", "none"]
     per_query: bool
@@ -90,6 +100,9 @@ class _KernelRecord(TypedDict):
     ir_params: list[str]
     default_cutoffs: list[int]
     default_numbers: list[float]
+    relevance: Literal["any", "qrels", "qrels_jg", "prefs", "subtopics"]
+    named: list[_NamedParam]
+    max_cutoff: int
 
 class _ExplainedRow(TypedDict):
     """One rank of `explain`'s rows (docno, score, sort_score and line None past the run's end)."""

@@ -253,8 +253,8 @@ class Evaluator:
     iterable of (qid, docno, grade) tuples or ir_measures' Qrel (trecgain.rows).
 
     rel_format (trec_eval's -R): "qrels" (default), "qrels_jg" (judgment groups: the qrels'
-    second column names the judge), "prefs" (preference files) or "qrels_prefs" (a qrels read as
-    preferences); the qrels are then a path, '-' or an open file of that format, and the measures
+    second column names the judge), "prefs" (preference files), "qrels_prefs" (a qrels read as
+    preferences) or "subtopics" (diversity qrels, `qid subtopic docno judgment`); the qrels are then a path, '-' or an open file of that format, and the measures
     those of the format (map_avgjg, P_avgjg, ...; prefs_simp, ..., the nicknames qrels_jg,
     all_prefs, prefs). zscores (-Z): a file of `qid measure mean stddev` lines, or {qid: {line
     name: (mean, stddev)}}: every value becomes a z-score. only_query (-D 0.QID): evaluate that

@@ -40,12 +40,14 @@ class TrecgainProvider(providers.Provider):
         self.compat = compat
 
     def supports(self, measure: ir_measures.Measure) -> bool:
-        """Whether trecgain computes `measure` (its name parses as a trecgain request)."""
+        """Whether trecgain computes `measure` from ir_measures' qrels (its name parses as a
+        trecgain request of a measure on plain qrels: the diversity measures, which read
+        subtopic qrels, are left to ir_measures' pyndeval provider)."""
         try:
-            registry.parse_requests([str(measure)], self.compat)
+            requests = registry.parse_requests([str(measure)], self.compat)
         except TrecgainError:
             return False
-        return True
+        return all(r.measure.relevance in ("qrels", "any") for r in requests)
 
     def _evaluator(self, measures: Iterable[ir_measures.Measure], qrels: object) -> TrecgainEvaluator:
         measures = list(measures)

@@ -124,6 +124,10 @@ def _no_params(text: str, compat: str) -> Params:
     raise TrecgainError("takes no parameters")
 
 
+def _named_only(text: str, compat: str) -> Params:
+    raise TrecgainError("takes its parameters in ir_measures' spelling, e.g. alpha_nDCG(alpha=0.5)@20")
+
+
 # ---------------------------------------------------------------- registry
 
 
@@ -133,7 +137,8 @@ class Measure(Record):
     `default`, how its lines are named and summed:
 
     - naming: plain | params (name_TEXT when given) | cutoffs (name_K per cutoff) |
-      points (name_%3.2f per number)
+      points (name_%3.2f per number) | named (one line, named as ir_measures prints it: a
+      measure with named parameters, `ParamKind::Named`, given by its ir_measures name only)
     - value: float | count | tag | chars
     - summary: mean | sum | sum_judged_relevant (sum; -c: qrels grades > 0) | count | tag |
       geometric_mean (per-query values are logs) | none (no `all` line)
@@ -147,7 +152,8 @@ class Measure(Record):
     - discounted: --discount changes it; rank_order: --ties average changes it
     - lower_is_better: compare's bold and markers follow the lower value
     - explain: how `trecgain explain` shows it (None: it does not)
-    - relevance: the judgments it reads (-R): qrels | qrels_jg | prefs (prefs or qrels_prefs) | any
+    - relevance: the judgments it reads (-R): qrels | qrels_jg | prefs (prefs or qrels_prefs) |
+      subtopics | any
     - ir_measures: its ir_measures spellings (names.py reads them)
     - kernel: the core's kernel that computes it, when not the one of its name (a registered
       measure's, see `register`)
@@ -182,7 +188,7 @@ _GAINS_HELP = "Gains per level can be given as 'level=gain,...' (default: gain =
 #: The parser of each parameter kind a core record declares.
 PARSERS = {"none": _no_params, "cutoffs": parse_cutoffs, "points": parse_points, "numbers": parse_numbers,
            "coefficients": parse_coefficients, "length": parse_length, "gains": parse_gains,
-           "persistence": parse_persistence}
+           "persistence": parse_persistence, "named": _named_only}
 
 
 def measure(record: dict) -> Measure:
@@ -336,7 +342,7 @@ def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict,
     for spec in specs:
         if not spec or not spec.isprintable():
             raise TrecgainError(f"measure {spec!r}: a measure name has no line breaks, tabs or control characters")
-        if names_module.is_ir_measures_name(spec) and spec not in BY_NAME:
+        if names_module.is_ir_measures_name(spec) and (spec not in BY_NAME or spec in names_module.NAMED):
             parsed = names_module.parse(spec)
             chosen.setdefault(spec, _ir_request(parsed, compat))
             continue
@@ -348,6 +354,9 @@ def _requests(specs: list[str] | tuple[str, ...], compat: str, nicknames: dict,
             names = (name,)
         for n in names:
             measure = BY_NAME[n]
+            if measure.naming == "named":
+                example = measure.ir_measures[0].replace("@k", "@20")
+                raise TrecgainError(f"measure '{spec}': name it as ir_measures does, e.g. {example}")
             if dot:
                 try:
                     params = measure.parse(text, compat)
@@ -468,6 +477,8 @@ def describe(name: str) -> str:
             return f"{name}: trecgain's {parsed.measure}\n" + describe(parsed.measure)
         raise TrecgainError(_unknown(name))
     lines = [f"{measure.name}", f"    {measure.help}"]
+    if measure.naming == "named":
+        return "\n".join(lines + _named_help(names_module.NAMED[measure.name])) + "\n"
     default = measure.default
     if default.cutoffs or default.numbers:
         shown = default.cutoffs or default.numbers
@@ -481,6 +492,18 @@ def describe(name: str) -> str:
     elif not measure.in_trec_eval_9:
         lines.append("    New in trec_eval 10.0 (with --compat 9: computed on float32 scores).")
     return "\n".join(lines) + "\n"
+
+
+def _named_help(record: dict) -> list[str]:
+    """`-h -m` of a measure with named parameters: its spellings, parameters and defaults."""
+    lines = [f"    Named as ir_measures names it: {', '.join(record['ir_measures'])}"
+             f"{' (k at most ' + str(record['max_cutoff']) + ')' if '@k' in record['ir_measures'][0] else ''}"]
+    for p in record["named"]:
+        lines.append(f"    {p['name']}: {p['help']} (default {_plain(p['default'])}, "
+                     f"{_plain(p['range'][0])} to {_plain(p['range'][1])})")
+    lines.append(f"    Also: {', '.join(f'{k}=' for k in record['ir_params'])}; reads -R {record['relevance']}.")
+    lines.append("    Not in trec_eval.")
+    return lines
 
 
 def _plain(x: float | int) -> str:

@@ -18,19 +18,22 @@ _FORM = r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<params>.*)\))?(?:@(?P<cutoff
 
 def _ir_table() -> dict[str, tuple[str | None, str | None, set[str]]]:
     """ir_measures name -> (trecgain measure with a cutoff, without one, parameters accepted),
-    from the core's records (each record's `ir_measures` spellings; `nDCG@k`: with a cutoff)."""
+    from the core's records (each record's `ir_measures` spellings; `nDCG@k`: with a cutoff;
+    a named-parameter record's `named` parameters)."""
     table: dict[str, list] = {}
     for record in RECORDS:
         for spelling in record["ir_measures"]:
             name, at, _ = spelling.partition("@")
             entry = table.setdefault(name, [None, None, set()])
             entry[0 if at else 1] = record["name"]
-            entry[2] |= set(record["ir_params"])
+            entry[2] |= set(record["ir_params"]) | {p["name"] for p in record["named"]}
     return {name: (with_cutoff, without, params) for name, (with_cutoff, without, params) in table.items()}
 
 
 #: ir_measures name -> (trecgain measure with a cutoff, without one, parameters accepted).
 MEASURES: dict[str, tuple[str | None, str | None, set[str]]] = _ir_table()
+#: The records of the measures with named parameters (`ParamKind::Named`), by trecgain name.
+NAMED = {record["name"]: record for record in RECORDS if record["params"] == "named"}
 #: Names users reach for, with the ir_measures name they mean.
 ALIASES = {"map": "AP", "mrr": "RR", "recall": "R", "precision": "P", "ndcg_cut": "nDCG", "success": "Success",
            "judged": "Judged", "bpref": "Bpref", "iprec": "IPrec", "rbp": "RBP", "dcg_cut": "DCG",
@@ -132,6 +135,8 @@ def parse(text: str) -> IrMeasure:
         raise TrecgainError(f"measure '{text}' needs a cutoff, e.g. {name}@10")
     if cutoff is not None:
         cutoff = _cutoff(cutoff, text)
+    if measure in NAMED:
+        return _named(text, NAMED[measure], cutoff, params)
     numbers: tuple[float, ...] = ()
     if name == "SetP" and _flag(params.get("relative", False), "relative", text):
         measure = "set_relative_P"
@@ -149,6 +154,41 @@ def parse(text: str) -> IrMeasure:
         gains = GainSpec("binary", (), "binary")  # ir_measures' RBP: relevant (grade >= rel) has gain 1
     return IrMeasure(text, measure, cutoff, numbers, gains,
                      _flag(params.get("judged_only", False), "judged_only", text), rel)
+
+
+def _named(text: str, record: dict, cutoff: int | None, params: dict[str, object]) -> IrMeasure:
+    """A measure whose parameters its record declares: every one's value, in the declared order
+    (the record's default where `text` gives none), and the line named as ir_measures prints it."""
+    limit = record["max_cutoff"]
+    if cutoff is not None and limit and cutoff > limit:
+        raise TrecgainError(f"measure '{text}': the cutoff must be at most {limit} "
+                            f"(the reference computes to rank {limit})")
+    numbers = []
+    for p in record["named"]:
+        value = _number(params.get(p["name"], p["default"]), p["name"], text)
+        low, high = p["range"]
+        if not low <= value <= high or (p["kind"] == "whole" and not value.is_integer()):
+            kind = "a whole number" if p["kind"] == "whole" else "a number"
+            raise TrecgainError(f"measure '{text}': {p['name']} must be {kind} from {_plain(low)} to {_plain(high)}")
+        numbers.append(value)
+    rel = params.get("rel")
+    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int) or abs(rel) >= 2**53):
+        raise TrecgainError(f"measure '{text}': rel must be a whole number")
+    judged_only = _flag(params.get("judged_only", False), "judged_only", text)
+    return IrMeasure(printed(record, cutoff, params), record["name"], cutoff, tuple(numbers), None, judged_only, rel)
+
+
+def printed(record: dict, cutoff: int | None, params: dict[str, object]) -> str:
+    """The measure as ir_measures prints it (str(measure)): its name, the parameters given other
+    than their defaults in the order given, the cutoff."""
+    defaults = {p["name"]: p["default"] for p in record["named"]} | {"rel": 1, "judged_only": False}
+    shown = ",".join(f"{k}={v!r}" for k, v in params.items() if k != "cutoff" and v != defaults.get(k))
+    name = record["ir_measures"][0].partition("@")[0]
+    return name + (f"({shown})" if shown else "") + ("" if cutoff is None else f"@{cutoff}")
+
+
+def _plain(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
 
 
 def _iprec(text: str, recall: object, params: dict[str, object]) -> IrMeasure:

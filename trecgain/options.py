@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 COMPAT_MODES = ("10", "9")
 #: `rel_format=` (trec_eval's -R): the relevance file's format.
-REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs", "subtopics")
 #: `ties=`: trec_eval's rule (score, then docno descending), the run's rank column, or each tied
 #: document given its group's mean gain (expected values over every ordering of the tie).
 TIE_RULES = ("docno", "rank", "average")

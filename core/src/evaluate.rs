@@ -105,6 +105,7 @@ fn reads(needs: Relevance, format: RelFormat) -> bool {
         Relevance::Grades => format == RelFormat::Qrels,
         Relevance::Groups => format == RelFormat::QrelsJg,
         Relevance::Preferences => matches!(format, RelFormat::Prefs | RelFormat::QrelsPrefs),
+        Relevance::Subtopics => format == RelFormat::Subtopics,
     }
 }
 
@@ -114,6 +115,7 @@ fn check_format(qrels: &Qrels, options: &Options) -> Result<()> {
         Relations::Grades => reads(Relevance::Grades, options.rel_format),
         Relations::Groups(_) => reads(Relevance::Groups, options.rel_format),
         Relations::Preferences(_) => reads(Relevance::Preferences, options.rel_format),
+        Relations::Subtopics(_) => reads(Relevance::Subtopics, options.rel_format),
     };
     if held {
         Ok(())
@@ -192,7 +194,7 @@ fn relates(planned: &[Planned]) -> bool {
     planned.iter().any(|p| {
         matches!(
             p.kernel.relevance,
-            Relevance::Groups | Relevance::Preferences
+            Relevance::Groups | Relevance::Preferences | Relevance::Subtopics
         )
     })
 }
@@ -811,6 +813,7 @@ impl Measuring<'_> {
             ties: average.then_some(s.groups.as_slice()),
             groups: &s.related.groups,
             prefs: s.related.prefs.as_ref(),
+            subtopics: s.related.subtopics.as_ref(),
         };
         let tally = Some(Tally::count(&whole, options.relevance_level));
         let not_evaluated = Query {
@@ -821,6 +824,7 @@ impl Measuring<'_> {
             ties: average.then_some(&[]),
             groups: &[],
             prefs: None,
+            subtopics: None,
         };
         for p in &self.planned {
             let query = if absent && p.nine {

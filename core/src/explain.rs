@@ -171,6 +171,7 @@ pub fn explain(
         ties: None,
         groups: &[],
         prefs: None,
+        subtopics: None,
     };
     let tally = Some(Tally::count(&whole, options.relevance_level));
     let mut filtered = Vec::new();

@@ -1,21 +1,24 @@
 //! Stage 3, for the relevance formats beyond qrels: a query's ranking joined with its
 //! judgment groups (`-R qrels_jg`) or its preferences (`-R prefs`, `-R qrels_prefs`), once per
-//! query, for the kernels to read from `Query::groups` and `Query::prefs`.
+//! query, for the kernels to read from `Query::groups` and `Query::prefs`; or its subtopic
+//! judgments (`-R subtopics`), for `Query::subtopics`.
 
 use crate::error::Result;
 use crate::label::{judged_grades, label_docnos, only_judged, STAND_IN};
+use crate::measures::diversity::{Topic, UNJUDGED};
 use crate::measures::jg::GroupRanking;
 use crate::measures::prefs::{Counts, Line};
 use crate::options::{Options, Ties};
 use crate::rank::{check_duplicates, rank_query_by};
 use crate::read::Groups;
-use crate::read::{Preferences, Qrels, Relations, Run};
+use crate::read::{Preferences, Qrels, Relations, Run, Subtopics};
 
 /// What a query's ranking makes of its groups or preferences (reused from query to query).
 #[derive(Default)]
 pub struct Related {
     pub groups: Vec<GroupRanking>,
     pub prefs: Option<Counts>,
+    pub subtopics: Option<Topic>,
     rows: Vec<usize>,
     lines: Vec<Line>,
 }
@@ -54,6 +57,60 @@ pub fn relate(
         Relations::Preferences(prefs) => {
             count_preferences(q, lines, stand_in, run, qrels, prefs, options, out)
         }
+        Relations::Subtopics(subtopics) => {
+            let topic = out.subtopics.get_or_insert_with(Topic::default);
+            out.rows.clear();
+            out.rows.extend_from_slice(lines);
+            rank_query_by(&mut out.rows, run, options, Ties::Reversed);
+            join_subtopics(q, &out.rows, stand_in, run, qrels, subtopics, topic);
+            Ok(())
+        }
+    }
+}
+
+/// Query `q`'s subtopic judgments, and its ranking (`rows`, ranked as pyndeval ranks: score
+/// descending, then docno ascending) as indices of its judged documents.
+fn join_subtopics(
+    q: usize,
+    rows: &[usize],
+    stand_in: bool,
+    run: &Run,
+    qrels: &Qrels,
+    subtopics: &Subtopics,
+    topic: &mut Topic,
+) {
+    let (base, end) = (qrels.offsets[q], qrels.offsets[q + 1]);
+    topic.ranked.clear();
+    for &row in rows {
+        let d = qrels.judgment(q, run.docnos.get(row));
+        topic.ranked.push(d.map_or(UNJUDGED, |j| (j - base) as u32));
+    }
+    if stand_in {
+        topic.ranked.push(UNJUDGED);
+    }
+    let all = subtopics.offsets[base]..subtopics.offsets[end];
+    let mut named: Vec<u32> = subtopics.subtopic[all.clone()].to_vec();
+    named.sort_unstable();
+    named.dedup();
+    topic.width = named.len();
+    topic.offsets.clear();
+    topic.offsets.push(0);
+    topic.subtopic.clear();
+    topic.grade.clear();
+    for j in base..end {
+        for i in subtopics.offsets[j]..subtopics.offsets[j + 1] {
+            let local = named.binary_search(&subtopics.subtopic[i]).unwrap_or(0);
+            topic.subtopic.push(local as u32);
+            topic.grade.push(subtopics.grade[i]);
+        }
+        topic.offsets.push(topic.subtopic.len());
+    }
+    let mut by_docno: Vec<usize> = (base..end).collect();
+    by_docno.sort_unstable_by(|&a, &b| qrels.docnos.get(a).cmp(qrels.docnos.get(b)));
+    topic.order.clear();
+    topic.order.resize(end - base, 0);
+    for (place, &j) in by_docno.iter().enumerate() {
+        topic.order[j - base] = place as u32;
     }
 }
 

@@ -1,7 +1,7 @@
 //! Arbitrary bytes as a qrels file (integer and fractional grades), as each of `-R`'s other
-//! formats (qrels_jg, prefs, qrels_prefs) and as a run, with the default chunk size and a tiny
-//! one, plain and gzip-compressed: never a panic, an error is one line, and the chunk size
-//! never changes the outcome.
+//! formats (qrels_jg, prefs, qrels_prefs, subtopics) and as a run, with the default chunk size
+//! and a tiny one, plain and gzip-compressed: never a panic, an error is one line, and the chunk
+//! size never changes the outcome.
 #![no_main]
 
 use std::io::Write;
@@ -180,13 +180,29 @@ fn relations_view(q: &Qrels) -> RelationsView {
                 .collect();
             (outer, None, p.offsets.clone(), lines)
         }
+        Relations::Subtopics(s) => {
+            assert_eq!(s.offsets.len(), q.grades.len() + 1);
+            let lines = (0..s.subtopic.len())
+                .map(|i| {
+                    let doc = s.offsets.partition_point(|&o| o <= i) - 1;
+                    assert!((s.subtopic[i] as usize) < s.count && s.grade[i] <= q.grades[doc]);
+                    (s.subtopic[i], 0, s.grade[i].to_bits(), doc as u32, 0)
+                })
+                .collect();
+            (outer, None, s.offsets.clone(), lines)
+        }
     }
 }
 
 fuzz_target!(|data: &[u8]| {
     let chunk = 1 + data.first().copied().unwrap_or(0) as usize % 13;
     let input = |bytes: &[u8]| Input::from_bytes("fuzz.txt", bytes.to_vec());
-    for format in [RelFormat::QrelsJg, RelFormat::Prefs, RelFormat::QrelsPrefs] {
+    for format in [
+        RelFormat::QrelsJg,
+        RelFormat::Prefs,
+        RelFormat::QrelsPrefs,
+        RelFormat::Subtopics,
+    ] {
         let big = read_relevance_with(input(data), false, format, &ReadOptions::default());
         let small = read_relevance_with(input(data), false, format, &options(chunk));
         if !matches!(&small, Err(e) if e.message.starts_with("line longer")) {

@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "explain": ("explain", "one query's computation rank by rank: gains, discounts, ideal ranking, ties"),
     "gdeval": ("gdeval", "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
     "cwl": ("cwl", "cwl_eval's C/W/L measures (EU, ETU, EC, ETC, ED), exactly as it prints them"),
+    "ndeval": ("ndeval", "ndeval's diversity measures (ERR-IA, alpha-nDCG, NRBP, ...), exactly as it prints them"),
     "completion": ("completion", "a completion script for bash, zsh or fish"),
 }
 #: Cutoffs offered with ir_measures names (`nDCG@10`); any other cutoff can be typed.
@@ -28,9 +29,9 @@ _CUTOFFS = (1, 5, 10, 20, 100, 1000)
 def measure_names() -> list[str]:
     """What -m offers: the registry's measures, the nicknames, and ir_measures' common names."""
     from ..measures import NICKNAMES, REGISTRY  # not at start-up: only completion needs them
-    from ..names import MEASURES  # not at start-up: only completion needs it
+    from ..names import MEASURES, NAMED  # not at start-up: only completion needs it
 
-    out = [m.name for m in REGISTRY] + [n for version in NICKNAMES.values() for n in version]
+    out = [m.name for m in REGISTRY if m.naming != "named"] + [n for version in NICKNAMES.values() for n in version]
     for name, (with_cutoff, without, _) in MEASURES.items():
         if name in ("ndcg", "err"):
             continue  # lower-case aliases of nDCG and ERR
@@ -40,7 +41,8 @@ def measure_names() -> list[str]:
         if without:
             out.append(name)
         if with_cutoff:
-            out.extend(f"{name}@{k}" for k in _CUTOFFS)
+            limit = NAMED[with_cutoff]["max_cutoff"] if with_cutoff in NAMED else 0
+            out.extend(f"{name}@{k}" for k in _CUTOFFS if not limit or k <= limit)
     return list(dict.fromkeys(out))
 
 

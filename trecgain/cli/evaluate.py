@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..options import EvaluationOptions
 
 #: -R's formats (trec_eval's names), in the order help lists them.
-REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs", "subtopics")
 USAGE = "Usage: trecgain [-h] [-q] [--compat 10|9] [-j N] {-m measure}* qrels_file run_file [run_file ...]"
 DESCRIPTION = ("Evaluate a TREC run against qrels with trec_eval's measures, printing exactly what trec_eval "
                "prints (-h -m MEASURE explains one measure).")
@@ -40,7 +40,8 @@ class Evaluate(TrecgainCommand):
         lines.extend(f"  trecgain {name:<12} {help}" for name, (_, help) in SUBCOMMANDS.items())
         lines.extend(["", "Exit status: 0 done, 1 error, 2 usage error, 3 a --fail-under threshold missed, "
                       "130 interrupted.", "", "Measures (printed in this order):"])
-        lines.extend(f"  {m.name:<12} {m.help.split(': -m')[0].split('. ')[0].rstrip('.')}" for m in REGISTRY)
+        lines.extend(f"  {m.ir_measures[0] if m.naming == 'named' else m.name:<12} "  # named: as ir_measures
+                     f"{m.help.split(': -m')[0].split('. ')[0].rstrip('.')}" for m in REGISTRY)
         lines.append("")
         lines.extend(f"  {nickname:<12} {' '.join(members)}" for nickname, members in NICKNAMES["10"].items())
         lines.append("  ir_measures names also work: nDCG@10, AP@100, P@10, R@1000, RR@10, Judged@10, ...")
@@ -57,7 +58,8 @@ class Evaluate(TrecgainCommand):
                    "computation)")
 @click.option("-R", "--Rel_info_format", "rel_format", metavar="FORMAT", type=Words(REL_FORMATS),
               help="qrels (default), qrels_jg (a judgment group in the second column), prefs (preference "
-                   "judgments) or qrels_prefs (qrels read as preferences)")
+                   "judgments), qrels_prefs (qrels read as preferences) or subtopics (diversity "
+                   "qrels: qid subtopic docno judgment)")
 @click.option("-T", "--Results_format", "results_format", metavar="trec_results", type=Words(("trec_results",)),
               help="only 'trec_results'")
 @click.option("--Output_old_results_format", "old_format", is_flag=True,

@@ -40,6 +40,7 @@ fn averaged(
             ties: None,
             groups: &[],
             prefs: None,
+            subtopics: None,
         };
         one.fill(0.0);
         kernel(&view, r, o, notes, &mut one)?;

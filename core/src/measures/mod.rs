@@ -8,6 +8,7 @@
 
 pub mod ap;
 pub mod counts;
+pub mod diversity;
 pub mod err;
 pub mod gain;
 pub mod gains;
@@ -44,6 +45,8 @@ pub struct Query<'a> {
     pub groups: &'a [jg::GroupRanking],
     /// With `-R prefs` or `-R qrels_prefs`: the preferences counted against the ranking.
     pub prefs: Option<&'a prefs::Counts>,
+    /// With `-R subtopics`: the query's subtopic judgments and its ranking as pyndeval ranks it.
+    pub subtopics: Option<&'a diversity::Topic>,
 }
 
 /// What one measuring part keeps across its queries: warnings (each said once), for the
@@ -99,6 +102,31 @@ pub enum ParamKind {
     Gains,
     /// rbp's `p=P` and level=gain pairs.
     Persistence,
+    /// Named in ir_measures' spelling only (`alpha_nDCG(alpha=0.3)@10`): its parameters are
+    /// the record's `named` ones, sent in the order declared (every one, a default where the
+    /// name gives none), after its ir_measures parameters `rel` and `judged_only`.
+    Named,
+}
+
+/// A parameter of a measure named in ir_measures' spelling (`ParamKind::Named`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NamedParam {
+    pub name: &'static str,
+    pub kind: ParamType,
+    /// Its value when the name does not give it (declared here only).
+    pub default: f64,
+    /// Its least and greatest values.
+    pub range: (f64, f64),
+    pub help: &'static str,
+}
+
+/// What a named parameter holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    /// Any number in its range.
+    Number,
+    /// A whole number in its range.
+    Whole,
 }
 
 /// How a measure's output lines are named.
@@ -112,6 +140,9 @@ pub enum Naming {
     Cutoffs,
     /// `name_%3.2f` per number.
     Points,
+    /// One line, named as ir_measures prints the measure (`alpha_nDCG(alpha=0.3)@10`: its
+    /// parameters other than their defaults, the cutoff).
+    Named,
 }
 
 /// What a measure's per-query value is.
@@ -137,6 +168,8 @@ pub enum Relevance {
     Groups,
     /// `-R prefs` or `-R qrels_prefs`: preferences.
     Preferences,
+    /// `-R subtopics`: judgments per subtopic.
+    Subtopics,
 }
 
 /// What `trecgain explain` shows a measure as, per rank (core/src/explain.rs).
@@ -221,6 +254,10 @@ pub struct KernelRecord {
     pub default_numbers: &'static [f64],
     /// The relevance judgments it reads.
     pub relevance: Relevance,
+    /// `ParamKind::Named`: its parameters, in the order their values are sent.
+    pub named: &'static [NamedParam],
+    /// The greatest cutoff it is defined at (0: any).
+    pub max_cutoff: usize,
 }
 
 impl KernelRecord {
@@ -834,7 +871,83 @@ pub static KERNELS: &[KernelRecord] = &[
             &defaults::CUTOFFS,
         )
     },
-
+    diverse(
+        "ERR-IA",
+        diversity::err_ia_k,
+        "Intent-aware expected reciprocal rank (ndeval): per rank the novelty gain (each subtopic's gain 1, times 1 - alpha per earlier document relevant to it) over the rank, summed to k and, from k = 2, over the same sum with every subtopic covered at every rank.",
+        &["ERR_IA@k"],
+        &[ALPHA],
+    ),
+    diverse(
+        "nERR-IA",
+        diversity::nerr_ia_k,
+        "ERR-IA@k over the ERR-IA@k of ndeval's greedy ideal ranking of the judged documents (0 where the run's alpha-DCG@k is 0).",
+        &["nERR_IA@k"],
+        &[ALPHA],
+    ),
+    diverse(
+        "alpha-DCG",
+        diversity::alpha_dcg,
+        "alpha-DCG@k (ndeval): novelty gains times ln 2 / ln(rank + 1), summed to k and, from k = 2, over the same sum with every subtopic covered at every rank.",
+        &["alpha_DCG@k"],
+        &[ALPHA],
+    ),
+    diverse(
+        "alpha-nDCG",
+        diversity::alpha_ndcg,
+        "alpha-nDCG@k: alpha-DCG@k over that of ndeval's greedy ideal ranking (0 where alpha-DCG@k is 0).",
+        &["alpha_nDCG@k"],
+        &[ALPHA],
+    ),
+    KernelRecord {
+        max_cutoff: 0,
+        ir_params: &["rel"],
+        ..diverse(
+            "NRBP",
+            diversity::nrbp_all,
+            "Novelty- and rank-biased precision (ndeval): novelty gains times beta^(rank - 1) over the whole ranking, times (1 - (1 - alpha) beta) over the number of subtopics.",
+            &["NRBP"],
+            &[ALPHA, BETA],
+        )
+    },
+    KernelRecord {
+        max_cutoff: 0,
+        ir_params: &["rel"],
+        ..diverse(
+            "nNRBP",
+            diversity::nnrbp_all,
+            "NRBP over the NRBP of ndeval's greedy ideal ranking (0 where that is 0: no document relevant, or alpha 0 with beta 1; ndeval divides 0 by 0 there).",
+            &["nNRBP"],
+            &[ALPHA, BETA],
+        )
+    },
+    KernelRecord {
+        max_cutoff: 0,
+        ..diverse(
+            "MAP-IA",
+            diversity::ap_ia,
+            "Intent-aware average precision (ndeval): the average precision of the ranking judged by each subtopic alone, averaged over the subtopics.",
+            &["AP_IA", "MAP_IA"],
+            &[],
+        )
+    },
+    diverse(
+        "P-IA",
+        diversity::p_ia,
+        "Intent-aware precision at k (ndeval): relevant (document, subtopic) pairs in the first k over k times the number of subtopics.",
+        &["P_IA@k"],
+        &[],
+    ),
+    KernelRecord {
+        ir_params: &["rel"],
+        ..diverse(
+            "strec",
+            diversity::st_recall,
+            "Subtopic recall at k (ndeval): the subtopics some document of the first k is relevant to, over the number of subtopics.",
+            &["StRecall@k"],
+            &[],
+        )
+    },
 ];
 
 /// A record with the common facts: one float line, plain name, no parameters, the mean, in
@@ -862,6 +975,49 @@ const fn record(name: &'static str, compute: Kernel, help: &'static str) -> Kern
         default_cutoffs: &[],
         default_numbers: &[],
         relevance: Relevance::Grades,
+        named: &[],
+        max_cutoff: 0,
+    }
+}
+
+/// ndeval's alpha (redundancy intolerance).
+const ALPHA: NamedParam = NamedParam {
+    name: "alpha",
+    kind: ParamType::Number,
+    default: 0.5,
+    range: (0.0, 1.0),
+    help: "redundancy intolerance: a subtopic's gain is multiplied by 1 - alpha at each document relevant to it",
+};
+/// ndeval's beta (patience).
+const BETA: NamedParam = NamedParam {
+    name: "beta",
+    kind: ParamType::Number,
+    default: 0.5,
+    range: (0.0, 1.0),
+    help: "patience: NRBP's discount per rank",
+};
+
+/// A diversity measure's record (`-R subtopics`), named as ir_measures names it: one line,
+/// its named parameters, a cutoff up to ndeval's depth when `cutoff`.
+const fn diverse(
+    name: &'static str,
+    compute: Kernel,
+    help: &'static str,
+    ir_measures: &'static [&'static str],
+    named: &'static [NamedParam],
+) -> KernelRecord {
+    KernelRecord {
+        params: ParamKind::Named,
+        naming: Naming::Named,
+        in_trec_eval_9: false,
+        in_trec_eval: false,
+        rank_order: true,
+        ir_measures,
+        ir_params: &["rel", "judged_only"],
+        relevance: Relevance::Subtopics,
+        named,
+        max_cutoff: diversity::DEPTH,
+        ..record(name, compute, help)
     }
 }
 

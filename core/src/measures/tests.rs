@@ -44,6 +44,7 @@ fn eval_notes(
             ties: None,
             groups: &[],
             prefs: None,
+            subtopics: None,
         },
         req,
         options,
@@ -1069,6 +1070,7 @@ fn cutoffs_must_be_ascending() {
                 ties: None,
                 groups: &[],
                 prefs: None,
+                subtopics: None,
             };
             let record = kernel(name).unwrap();
             assert!((record.compute)(
@@ -1124,6 +1126,7 @@ fn average_ties_give_each_document_its_groups_mean_gain() {
         ties: Some(&groups),
         groups: &[],
         prefs: None,
+        subtopics: None,
     };
     (record.compute)(
         &query,
@@ -1159,4 +1162,61 @@ fn average_ties_give_each_document_its_groups_mean_gain() {
         (tied - plain).abs() > 1e-3,
         "rank 2-3 and 5-6 swap gains: {tied} vs {plain}"
     );
+}
+
+/// The diversity kernels on a topic worked by hand: documents a (subtopics 0 and 1) and b
+/// (subtopic 0), ranked b, a; alpha 0.5.
+#[test]
+fn diversity_by_hand() {
+    use crate::measures::diversity::Topic;
+    let topic = Topic {
+        ranked: vec![1, 0],
+        offsets: vec![0, 2, 3],
+        subtopic: vec![0, 1, 0],
+        grade: vec![1.0, 2.0, 1.0],
+        order: vec![0, 1],
+        width: 2,
+    };
+    let value = |name: &str, cutoffs: &[usize], params: &[f64]| {
+        let record = kernel(name).expect("a known kernel");
+        let req = Request {
+            params: params.to_vec(),
+            ..request(name, cutoffs, None)
+        };
+        let mut out = vec![f64::NAN; 1];
+        let query = Query {
+            ranked: &[],
+            judged: &[],
+            stand_in: false,
+            tally: None,
+            ties: None,
+            groups: &[],
+            prefs: None,
+            subtopics: Some(&topic),
+        };
+        (record.compute)(
+            &query,
+            &req,
+            &Options::default(),
+            &mut Notes::default(),
+            &mut out,
+        )
+        .expect("computed");
+        out[0]
+    };
+    // gains: b 1 (subtopic 0 new), a 0.5 + 1; S = 2
+    assert_eq!(value("ERR-IA", &[1], &[0.5]), 1.0); // rank 1 is not normalized
+    assert_eq!(
+        value("ERR-IA", &[2], &[0.5]),
+        (1.0 + 1.5 / 2.0) / (2.0 + 1.0 / 2.0)
+    );
+    // the ideal ranks a (2) before b (0.5): ERR 2 + 0.25 over the same 2.5
+    let ideal = (2.0 + 0.5 / 2.0) / 2.5;
+    assert_eq!(value("nERR-IA", &[2], &[0.5]), 0.7 / ideal);
+    assert_eq!(value("strec", &[1], &[]), 0.5);
+    assert_eq!(value("P-IA", &[2], &[]), 3.0 / 4.0);
+    assert_eq!(value("MAP-IA", &[], &[]), (1.0 + 0.5) / 2.0);
+    // NRBP: (1 + 1.5 beta) (1 - (1 - alpha) beta) / S, beta 0.5
+    assert_eq!(value("NRBP", &[], &[0.5, 0.5]), 1.75 * 0.75 / 2.0);
+    assert_eq!(value("alpha-DCG", &[1], &[0.5]), 1.0);
 }

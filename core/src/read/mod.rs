@@ -46,7 +46,7 @@ mod tests;
 
 pub use boundary::{part_start, PartStart};
 use qrels::QrelsBuilder;
-pub use relations::{Groups, Preferences, RelFormat, Relations};
+pub use relations::{Groups, Preferences, RelFormat, Relations, Subtopics};
 use run::RunBuilder;
 use source::{cannot_read, Source};
 

@@ -132,6 +132,7 @@ impl QrelsBuilder {
                 RelFormat::Prefs => "no preferences in the prefs file",
                 RelFormat::QrelsPrefs => "no judgments in the qrels_prefs file",
                 RelFormat::QrelsJg => "no judgments in the qrels_jg file",
+                RelFormat::Subtopics => "no judgments in the subtopics file",
                 RelFormat::Qrels => "no judgments in the qrels file",
             };
             return Err(Error::in_file(what, name));
@@ -140,6 +141,7 @@ impl QrelsBuilder {
             RelFormat::Qrels => assemble(name, self, fractional, Some("line")),
             RelFormat::QrelsJg => super::relations::groups(name, self, fractional),
             RelFormat::Prefs | RelFormat::QrelsPrefs => super::relations::preferences(name, self),
+            RelFormat::Subtopics => super::relations::subtopics(name, self),
         }
     }
 }

@@ -6,6 +6,9 @@
 //!   (jg), a document with a higher level is preferred to one with a lower level.
 //! - `qrels_prefs`: an ordinary qrels read as preferences: `qid jg docno level`, every line of a
 //!   group in one subgroup.
+//! - `subtopics`: `qid subtopic docno judgment`, the diversity qrels of the TREC Web track
+//!   (ndeval's, and ir_measures' pyndeval provider's, whose iteration column is the subtopic):
+//!   a document is judged once per subtopic, so it may be listed more than once per query.
 //!
 //! Each is held as a `Qrels` with one entry per distinct (query, document) (what ranks and
 //! labels the run) and its `relations`: the groups, or the preference lines.
@@ -17,7 +20,7 @@ use super::run::Interner;
 use super::text::show;
 use super::Qrels;
 use crate::arena::Arena;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// What a relevance file is (`-R`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,6 +34,8 @@ pub enum RelFormat {
     Prefs,
     /// `qid jg docno level`, read as preferences.
     QrelsPrefs,
+    /// `qid subtopic docno judgment`: diversity (intent-aware) judgments.
+    Subtopics,
 }
 
 impl RelFormat {
@@ -41,6 +46,7 @@ impl RelFormat {
             "qrels_jg" => RelFormat::QrelsJg,
             "prefs" => RelFormat::Prefs,
             "qrels_prefs" => RelFormat::QrelsPrefs,
+            "subtopics" => RelFormat::Subtopics,
             _ => return None,
         })
     }
@@ -51,6 +57,7 @@ impl RelFormat {
             RelFormat::QrelsJg => "qrels_jg",
             RelFormat::Prefs => "prefs",
             RelFormat::QrelsPrefs => "qrels_prefs",
+            RelFormat::Subtopics => "subtopics",
         }
     }
 
@@ -70,6 +77,7 @@ impl RelFormat {
             RelFormat::QrelsJg => "qid jg docno grade",
             RelFormat::Prefs => "qid jg jsg docno level",
             RelFormat::QrelsPrefs => "qid jg docno level",
+            RelFormat::Subtopics => "qid subtopic docno judgment",
         }
     }
 
@@ -89,6 +97,21 @@ pub enum Relations {
     Groups(Box<Groups>),
     /// `prefs`, `qrels_prefs`: the preference lines.
     Preferences(Box<Preferences>),
+    /// `subtopics`: each document's judgments per subtopic.
+    Subtopics(Box<Subtopics>),
+}
+
+/// The judgments of a `subtopics` file, per judgment of the outer qrels (one per distinct
+/// (query, document), its grade the highest of the document's judgments).
+pub struct Subtopics {
+    /// The judgments of the outer qrels' judgment j are `offsets[j]..offsets[j + 1]`.
+    pub offsets: Vec<usize>,
+    /// Per judgment: its subtopic, numbered in order of first appearance in the file (the order
+    /// pyndeval numbers them in, which is the order gains are added in), and its grade.
+    pub subtopic: Vec<u32>,
+    pub grade: Vec<f64>,
+    /// How many distinct subtopics the file names.
+    pub count: usize,
 }
 
 /// The judgment groups of `qrels_jg`: one qrels query per (query, group), in that order (a
@@ -247,5 +270,79 @@ pub(crate) fn preferences(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     }
     prefs.offsets = offsets;
     outer.relations = Relations::Preferences(Box::new(prefs));
+    Ok(outer)
+}
+
+/// A `subtopics` file's qrels: its distinct (query, document) pairs, each with its judgments
+/// per subtopic. A document judged twice for one subtopic of a query is refused (ndeval adds
+/// both to the subtopic's count of relevant documents and keeps either one's judgment).
+pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
+    let n = b.grades.len();
+    let mut first: HashMap<(u32, &[u8]), usize> = HashMap::with_capacity(n);
+    let mut seen: HashMap<(u32, u32, &[u8]), u64> = HashMap::with_capacity(n);
+    let mut distinct = QrelsBuilder::default();
+    let mut docnos = Arena::new();
+    for j in 0..n {
+        let (q, docno) = (b.query[j], b.docnos.get(j));
+        if let Some(earlier) = seen.insert((q, b.group[j], docno), b.lines[j]) {
+            return Err(Error::at(
+                format!(
+                    "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {earlier})",
+                    show(docno),
+                    show(b.groups.ids.get(b.group[j] as usize)),
+                    show(b.qids.ids.get(q as usize)),
+                ),
+                name,
+                b.lines[j],
+            ));
+        }
+        match first.get(&(q, docno)) {
+            Some(&d) => distinct.grades[d] = distinct.grades[d].max(b.grades[j]),
+            None => {
+                first.insert((q, docno), distinct.grades.len());
+                distinct.query.push(q);
+                docnos.push(docno);
+                distinct.grades.push(b.grades[j]);
+                distinct.lines.push(b.lines[j]);
+            }
+        }
+    }
+    drop(seen);
+    distinct.docnos = docnos;
+    distinct.qids = b.qids;
+    let qids: Vec<Vec<u8>> = distinct.qids.ids.iter().map(<[u8]>::to_vec).collect();
+    let mut outer = assemble(name, distinct, false, Some("line"))?;
+    let query_of: Vec<usize> = qids
+        .iter()
+        .map(|qid| outer.query(qid).unwrap_or(usize::MAX))
+        .collect();
+    // each line under its outer judgment, in file order (a stable counting sort)
+    let at: Vec<usize> = (0..n)
+        .map(|j| {
+            let q = query_of[b.query[j] as usize];
+            outer.judgment(q, b.docnos.get(j)).unwrap_or(0)
+        })
+        .collect();
+    let mut offsets = vec![0usize; outer.grades.len() + 1];
+    for &d in &at {
+        offsets[d + 1] += 1;
+    }
+    for d in 0..outer.grades.len() {
+        offsets[d + 1] += offsets[d];
+    }
+    let mut next = offsets.clone();
+    let (mut subtopic, mut grade) = (vec![0u32; n], vec![0.0; n]);
+    for j in 0..n {
+        let row = next[at[j]];
+        next[at[j]] += 1;
+        subtopic[row] = b.group[j];
+        grade[row] = b.grades[j];
+    }
+    outer.relations = Relations::Subtopics(Box::new(Subtopics {
+        offsets,
+        subtopic,
+        grade,
+        count: b.groups.ids.len(),
+    }));
     Ok(outer)
 }

@@ -1,0 +1,436 @@
+//! The intent-aware (diversity) measures of ndeval, the TREC Web track's evaluation program
+//! (and pyndeval, its Python wrapper): ERR-IA, alpha-DCG, NRBP and their normalized forms,
+//! MAP-IA, P-IA and subtopic recall, on `-R subtopics` judgments. docs/diversity.md gives each
+//! rule and quirk. The arithmetic is ndeval's, in its order: a document's gain is summed over its
+//! subtopics in subtopic order, the "ideal ideal" normalization skips rank 1, the discount is
+//! ln 2 / ln(rank + 1).
+
+use crate::error::Result;
+use crate::measures::{Notes, Query};
+use crate::options::{Options, Request};
+
+/// ndeval's depth: every cut-off measure is computed to this rank.
+pub const DEPTH: usize = 20;
+/// No judged document at this rank.
+pub const UNJUDGED: u32 = u32::MAX;
+
+/// One query's subtopic judgments joined with its ranking (built by `relations::relate`).
+#[derive(Default, Debug)]
+pub struct Topic {
+    /// Per ranked document (score descending, then docno ascending, as pyndeval ranks; after
+    /// -M): its index among the query's judged documents, or `UNJUDGED`.
+    pub ranked: Vec<u32>,
+    /// The judgments of judged document d are `offsets[d]..offsets[d + 1]`.
+    pub offsets: Vec<usize>,
+    /// Per judgment: the query's own number of its subtopic (in the file's order of subtopics)
+    /// and its grade.
+    pub subtopic: Vec<u32>,
+    pub grade: Vec<f64>,
+    /// Per judged document: its place in byte order of the docnos (ndeval's tie rule).
+    pub order: Vec<u32>,
+    /// How many subtopics the query's judgments name.
+    pub width: usize,
+}
+
+/// A topic's judgments at one relevance level: per judged document its relevant subtopics.
+struct Relevant {
+    /// Document d's subtopics are `subtopics[offsets[d]..offsets[d + 1]]`, ascending.
+    offsets: Vec<usize>,
+    subtopics: Vec<u32>,
+    /// Per subtopic: how many documents are relevant to it.
+    per_subtopic: Vec<u32>,
+    /// Subtopics with a relevant document (ndeval's actualSubtopics).
+    actual: usize,
+}
+
+impl Relevant {
+    fn of(topic: &Topic, level: f64) -> Relevant {
+        let mut r = Relevant {
+            offsets: vec![0],
+            subtopics: Vec::new(),
+            per_subtopic: vec![0; topic.width],
+            actual: 0,
+        };
+        for d in 0..topic.order.len() {
+            let start = r.subtopics.len();
+            for j in topic.offsets[d]..topic.offsets[d + 1] {
+                if topic.grade[j] >= level {
+                    r.subtopics.push(topic.subtopic[j]);
+                    r.per_subtopic[topic.subtopic[j] as usize] += 1;
+                }
+            }
+            r.subtopics[start..].sort_unstable();
+            r.offsets.push(r.subtopics.len());
+        }
+        r.actual = r.per_subtopic.iter().filter(|&&n| n > 0).count();
+        r
+    }
+
+    fn of_doc(&self, d: u32) -> &[u32] {
+        if d == UNJUDGED {
+            return &[];
+        }
+        &self.subtopics[self.offsets[d as usize]..self.offsets[d as usize + 1]]
+    }
+
+    /// The ranking as lists of relevant subtopics.
+    fn ranking<'r>(&'r self, ranked: &'r [u32]) -> Vec<&'r [u32]> {
+        ranked.iter().map(|&d| self.of_doc(d)).collect()
+    }
+
+    /// ndeval's ideal ranking: greedily the document of the highest novelty gain next, ties to
+    /// the greater docno; every judged document is ranked.
+    fn ideal(&self, topic: &Topic, alpha: f64) -> Vec<&[u32]> {
+        let n = topic.order.len();
+        let mut gain = vec![1.0f64; topic.width];
+        let mut taken = vec![false; n];
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut best: Option<(usize, f64)> = None;
+            for (d, _) in taken.iter().enumerate().filter(|(_, &t)| !t) {
+                let mut score = 0.0;
+                for &s in self.of_doc(d as u32) {
+                    score += gain[s as usize];
+                }
+                let better = match best {
+                    None => true,
+                    Some((b, max)) => {
+                        score > max || (score == max && topic.order[d] > topic.order[b])
+                    }
+                };
+                if better {
+                    best = Some((d, score));
+                }
+            }
+            let (d, _) = best.expect("an untaken document");
+            taken[d] = true;
+            for &s in self.of_doc(d as u32) {
+                gain[s as usize] *= 1.0 - alpha;
+            }
+            out.push(self.of_doc(d as u32));
+        }
+        out
+    }
+}
+
+/// Per rank, the novelty-discounted gain: each subtopic's gain starts at 1 and is multiplied
+/// by 1 - alpha at each document relevant to it.
+fn novelty(list: &[&[u32]], width: usize, alpha: f64, depth: usize) -> Vec<f64> {
+    let mut gain = vec![1.0f64; width];
+    let mut out = Vec::with_capacity(depth.min(list.len()));
+    for subtopics in list.iter().take(depth) {
+        let mut score = 0.0;
+        for &s in *subtopics {
+            score += gain[s as usize];
+            gain[s as usize] *= 1.0 - alpha;
+        }
+        out.push(score);
+    }
+    out
+}
+
+/// ndeval's discount of 0-based rank i: ln 2 / ln(i + 2).
+fn discount(i: usize) -> f64 {
+    2.0f64.ln() / (i as f64 + 2.0).ln()
+}
+
+/// ERR-IA (`dcg`: false) or alpha-DCG (true) at depths 1..=DEPTH, normalized by the "ideal
+/// ideal" (every subtopic covered at every rank) from depth 2 on, as ndeval normalizes them.
+fn cumulative(list: &[&[u32]], r: &Relevant, width: usize, alpha: f64, dcg: bool) -> [f64; DEPTH] {
+    let mut out = [0.0; DEPTH];
+    if r.actual == 0 {
+        return out;
+    }
+    let weight = |i: usize| {
+        if dcg {
+            discount(i)
+        } else {
+            1.0 / (i + 1) as f64
+        }
+    };
+    for (i, score) in novelty(list, width, alpha, DEPTH).into_iter().enumerate() {
+        out[i] = if dcg {
+            score * weight(i)
+        } else {
+            score / (i + 1) as f64
+        };
+    }
+    let mut ideal = [0.0; DEPTH];
+    let mut gain = r.actual as f64;
+    for (i, x) in ideal.iter_mut().enumerate() {
+        *x = if dcg {
+            gain * weight(i)
+        } else {
+            gain / (i + 1) as f64
+        };
+        gain *= 1.0 - alpha;
+    }
+    for i in 1..DEPTH {
+        out[i] += out[i - 1];
+        ideal[i] += ideal[i - 1];
+    }
+    for i in 1..DEPTH {
+        out[i] /= ideal[i];
+    }
+    out
+}
+
+/// NRBP: novelty gains discounted by beta per rank, over the whole ranking.
+fn nrbp(list: &[&[u32]], r: &Relevant, width: usize, alpha: f64, beta: f64) -> f64 {
+    if r.actual == 0 {
+        return 0.0;
+    }
+    let mut total = 0.0;
+    let mut decay = 1.0;
+    for score in novelty(list, width, alpha, usize::MAX) {
+        total += score * decay;
+        decay *= beta;
+    }
+    total * ((1.0 - (1.0 - alpha) * beta) / r.actual as f64)
+}
+
+/// The cut-off of a request (ndeval's depth bounds it: the Python side refuses more).
+fn cutoff(request: &Request) -> usize {
+    request
+        .cutoffs
+        .first()
+        .copied()
+        .unwrap_or(DEPTH)
+        .clamp(1, DEPTH)
+}
+
+/// A named parameter of the request (declared in the record, sent in that order).
+fn param(request: &Request, i: usize, default: f64) -> f64 {
+    request.params.get(i).copied().unwrap_or(default)
+}
+
+/// The query's topic at the measure's level, and its ranking (-J of the request applied).
+fn prepared<'q>(
+    q: &'q Query,
+    request: &Request,
+    options: &Options,
+) -> Option<(&'q Topic, Relevant, Vec<u32>)> {
+    let topic = q.subtopics?;
+    let relevant = Relevant::of(topic, options.relevance_level);
+    let ranked = if request.judged_only || options.judged_only {
+        topic
+            .ranked
+            .iter()
+            .copied()
+            .filter(|&d| d != UNJUDGED)
+            .collect()
+    } else {
+        topic.ranked.clone()
+    };
+    Some((topic, relevant, ranked))
+}
+
+/// ERR-IA@k and nERR-IA@k (alpha: ndeval's, 0.5 unless ndeval's -alpha says otherwise).
+fn err_ia(q: &Query, request: &Request, options: &Options, out: &mut [f64], normalized: bool) {
+    out[0] = 0.0;
+    let Some((topic, r, ranked)) = prepared(q, request, options) else {
+        return;
+    };
+    let alpha = param(request, 0, 0.5);
+    let k = cutoff(request) - 1;
+    let run = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, false);
+    out[0] = run[k];
+    if normalized {
+        let ideal = cumulative(&r.ideal(topic, alpha), &r, topic.width, alpha, false);
+        // ndeval normalizes where the run's alpha-DCG is not 0 (then neither is its ERR)
+        let dcg = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, true);
+        out[0] = if dcg[k] != 0.0 {
+            run[k] / ideal[k]
+        } else {
+            0.0
+        };
+    }
+}
+
+/// alpha-DCG@k and alpha-nDCG@k.
+fn alpha_dcg_at(
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    out: &mut [f64],
+    normalized: bool,
+) {
+    out[0] = 0.0;
+    let Some((topic, r, ranked)) = prepared(q, request, options) else {
+        return;
+    };
+    let alpha = param(request, 0, 0.5);
+    let k = cutoff(request) - 1;
+    let run = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, true);
+    out[0] = run[k];
+    if normalized && run[k] != 0.0 {
+        let ideal = cumulative(&r.ideal(topic, alpha), &r, topic.width, alpha, true);
+        out[0] = run[k] / ideal[k];
+    }
+}
+
+pub fn err_ia_k(
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    err_ia(q, request, options, out, false);
+    Ok(())
+}
+
+pub fn nerr_ia_k(
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    err_ia(q, request, options, out, true);
+    Ok(())
+}
+
+pub fn alpha_dcg(
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    alpha_dcg_at(q, request, options, out, false);
+    Ok(())
+}
+
+pub fn alpha_ndcg(
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    alpha_dcg_at(q, request, options, out, true);
+    Ok(())
+}
+
+/// NRBP and nNRBP (parameters alpha, beta). nNRBP is 0 where the ideal NRBP is 0 (no document
+/// relevant, or alpha 0 with beta 1: ndeval divides 0 by 0 there).
+fn nrbp_of(q: &Query, request: &Request, options: &Options, out: &mut [f64], normalized: bool) {
+    out[0] = 0.0;
+    let Some((topic, r, ranked)) = prepared(q, request, options) else {
+        return;
+    };
+    let (alpha, beta) = (param(request, 0, 0.5), param(request, 1, 0.5));
+    let run = nrbp(&r.ranking(&ranked), &r, topic.width, alpha, beta);
+    out[0] = run;
+    if normalized {
+        let ideal = nrbp(&r.ideal(topic, alpha), &r, topic.width, alpha, beta);
+        out[0] = if ideal == 0.0 { 0.0 } else { run / ideal };
+    }
+}
+
+pub fn nrbp_all(
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    nrbp_of(q, request, options, out, false);
+    Ok(())
+}
+
+pub fn nnrbp_all(
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    nrbp_of(q, request, options, out, true);
+    Ok(())
+}
+
+/// MAP-IA: per subtopic, the average precision of the ranking judged by that subtopic alone,
+/// averaged over the subtopics some document is relevant to; the whole ranking counts.
+pub fn ap_ia(
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    out[0] = 0.0;
+    let Some((topic, r, ranked)) = prepared(q, request, options) else {
+        return Ok(());
+    };
+    if r.actual == 0 {
+        return Ok(());
+    }
+    let mut count = vec![0u32; topic.width];
+    let mut total = vec![0.0f64; topic.width];
+    for (i, &d) in ranked.iter().enumerate() {
+        for &s in r.of_doc(d) {
+            count[s as usize] += 1;
+            total[s as usize] += f64::from(count[s as usize]) / (i + 1) as f64;
+        }
+    }
+    let mut sum = 0.0;
+    for (total, &relevant) in total.iter().zip(&r.per_subtopic) {
+        if relevant > 0 {
+            sum += total / f64::from(relevant);
+        }
+    }
+    out[0] = sum / r.actual as f64;
+    Ok(())
+}
+
+/// P-IA@k: relevant (document, subtopic) pairs in the first k, over k times the subtopics.
+pub fn p_ia(
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    out[0] = 0.0;
+    let Some((_, r, ranked)) = prepared(q, request, options) else {
+        return Ok(());
+    };
+    if r.actual == 0 {
+        return Ok(());
+    }
+    let k = cutoff(request);
+    let count: usize = ranked.iter().take(k).map(|&d| r.of_doc(d).len()).sum();
+    out[0] = count as f64 / (k * r.actual) as f64;
+    Ok(())
+}
+
+/// StRecall@k: the subtopics covered in the first k, over the subtopics.
+pub fn st_recall(
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    out[0] = 0.0;
+    let Some((topic, r, ranked)) = prepared(q, request, options) else {
+        return Ok(());
+    };
+    if r.actual == 0 {
+        return Ok(());
+    }
+    let mut seen = vec![false; topic.width];
+    let mut count = 0usize;
+    for &d in ranked.iter().take(cutoff(request)) {
+        for &s in r.of_doc(d) {
+            if !seen[s as usize] {
+                seen[s as usize] = true;
+                count += 1;
+            }
+        }
+    }
+    out[0] = count as f64 / r.actual as f64;
+    Ok(())
+}
