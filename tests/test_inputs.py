@@ -81,7 +81,7 @@ def test_missing_files(tmp_path):
     (["-m", "qrels_jg"], "needs -R qrels_jg, not -R qrels"),
     (["-m", "all_prefs"], "needs -R prefs or -R qrels_prefs, not -R qrels"),
     (["-R", "qrels_jg", "-m", "map"], "measure 'map' needs -R qrels, not -R qrels_jg"),
-    (["-R", "jg"], "option -R: the formats are qrels, qrels_jg, prefs and qrels_prefs, not 'jg'"),
+    (["-R", "jg"], "option -R: the formats are qrels, qrels_jg, prefs, qrels_prefs and subtopics, not 'jg'"),
     (["-m", "utility.1,2"], "four coefficients"),
     (["-m", "relstring.5000"], "relstring shows from 0 to 1000"),
     (["-m", "iprec_at_recall.0.5,0.5"], "duplicate values"),
