@@ -88,6 +88,7 @@ pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             let kind = match p.kind {
                 ParamType::Number => "number",
                 ParamType::Whole => "whole",
+                ParamType::Flag => "flag",
             };
             param.set_item("kind", kind)?;
             param.set_item("default", p.default)?;

@@ -82,7 +82,8 @@ def test_kernel_writes_the_records_lines(name):
     specs = (name, name + samples.get(RECORDS_BY_NAME[name]["params"], ""))
     if RECORDS_BY_NAME[name]["params"] == "named":  # named in ir_measures' spelling only
         plain = m.ir_measures[0].replace("@k", "@5")
-        given = ",".join(f"{p['name']}={p['range'][1]}" for p in RECORDS_BY_NAME[name]["named"])
+        given = ",".join(f"{p['name']}={False if p['kind'] == 'flag' else p['range'][1]}"
+                         for p in RECORDS_BY_NAME[name]["named"])
         specs = (plain, plain.replace("@", f"({given})@", 1) if "@" in plain else f"{plain}({given})")
     for spec in specs:
         result = Evaluator(qrels, measures=[spec], rel_format=format_args[-1] if format_args else "qrels").evaluate(run)

@@ -499,9 +499,12 @@ def _named_help(record: dict) -> list[str]:
     lines = [f"    Named as ir_measures names it: {', '.join(record['ir_measures'])}"
              f"{' (k at most ' + str(record['max_cutoff']) + ')' if '@k' in record['ir_measures'][0] else ''}"]
     for p in record["named"]:
-        lines.append(f"    {p['name']}: {p['help']} (default {_plain(p['default'])}, "
-                     f"{_plain(p['range'][0])} to {_plain(p['range'][1])})")
-    lines.append(f"    Also: {', '.join(f'{k}=' for k in record['ir_params'])}; reads -R {record['relevance']}.")
+        span = ("True or False" if p["kind"] == "flag"
+                else f"{_plain(p['range'][0])} to {_plain(p['range'][1])}")
+        default = bool(p["default"]) if p["kind"] == "flag" else _plain(p["default"])
+        lines.append(f"    {p['name']}: {p['help']} (default {default}, {span})")
+    also = f"Also: {', '.join(f'{k}=' for k in record['ir_params'])}; " if record["ir_params"] else ""
+    lines.append(f"    {also}reads -R {record['relevance']}.")
     lines.append("    Not in trec_eval.")
     return lines
 

@@ -140,6 +140,8 @@ def parse(text: str) -> IrMeasure:
     numbers: tuple[float, ...] = ()
     if name == "SetP" and _flag(params.get("relative", False), "relative", text):
         measure = "set_relative_P"
+    if name == "SetRelP" and not _flag(params.get("relative", True), "relative", text):
+        measure = "set_P"  # ir_measures' SetRelP is SetP(relative=True)
     if name == "SetF":
         numbers = (_number(params.get("beta", 1.0), "beta", text),)
     if name == "RBP":
@@ -165,7 +167,10 @@ def _named(text: str, record: dict, cutoff: int | None, params: dict[str, object
                             f"(the reference computes to rank {limit})")
     numbers = []
     for p in record["named"]:
-        value = _number(params.get(p["name"], p["default"]), p["name"], text)
+        given = params.get(p["name"], p["default"])
+        if p["kind"] == "flag":  # True or False, sent as 1 or 0
+            given = float(_flag(given, p["name"], text)) if p["name"] in params else given
+        value = _number(given, p["name"], text)
         low, high = p["range"]
         if not low <= value <= high or (p["kind"] == "whole" and not value.is_integer()):
             kind = "a whole number" if p["kind"] == "whole" else "a number"

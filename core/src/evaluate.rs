@@ -187,16 +187,24 @@ pub struct Measuring<'a> {
     slot_names: Vec<Option<Vec<u8>>>,
     /// Some measure reads the judgment groups or preferences: each query is joined with them.
     relates: bool,
+    /// Some measure reads what the ranking shares with the ideal ranking (Compat).
+    overlaps: bool,
 }
 
 /// Whether some planned measure reads judgment groups or preferences.
 fn relates(planned: &[Planned]) -> bool {
-    planned.iter().any(|p| {
-        matches!(
-            p.kernel.relevance,
-            Relevance::Groups | Relevance::Preferences | Relevance::Subtopics
-        )
-    })
+    overlaps(planned)
+        || planned.iter().any(|p| {
+            matches!(
+                p.kernel.relevance,
+                Relevance::Groups | Relevance::Preferences | Relevance::Subtopics
+            )
+        })
+}
+
+/// Whether some planned measure reads what the ranking shares with the ideal ranking.
+fn overlaps(planned: &[Planned]) -> bool {
+    planned.iter().any(|p| p.kernel.overlap)
 }
 
 /// Per value slot, the name of its line (as the requests name them), or None for a line that
@@ -230,6 +238,7 @@ impl<'a> Measuring<'a> {
             options,
             slot_names: slot_names(&planned),
             relates: relates(&planned),
+            overlaps: overlaps(&planned),
             planned,
             width,
             grouping,
@@ -549,6 +558,7 @@ pub fn assemble(
         options,
         slot_names: slot_names(&planned),
         relates: relates(&planned),
+        overlaps: overlaps(&planned),
         planned,
         width,
         grouping,
@@ -746,6 +756,7 @@ impl Measuring<'_> {
                     ranked: &rows,
                     lines: grouping.lines(q),
                     stand_in,
+                    overlap: self.overlaps,
                 };
                 relate(q, &ranking, run, qrels, options, &mut scratch.related)?;
             }
@@ -814,6 +825,7 @@ impl Measuring<'_> {
             groups: &s.related.groups,
             prefs: s.related.prefs.as_ref(),
             subtopics: s.related.subtopics.as_ref(),
+            overlap: s.related.overlap.as_ref(),
         };
         let tally = Some(Tally::count(&whole, options.relevance_level));
         let not_evaluated = Query {
@@ -825,6 +837,7 @@ impl Measuring<'_> {
             groups: &[],
             prefs: None,
             subtopics: None,
+            overlap: None,
         };
         for p in &self.planned {
             let query = if absent && p.nine {

@@ -172,6 +172,7 @@ pub fn explain(
         groups: &[],
         prefs: None,
         subtopics: None,
+        overlap: None,
     };
     let tally = Some(Tally::count(&whole, options.relevance_level));
     let mut filtered = Vec::new();

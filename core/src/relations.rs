@@ -6,10 +6,11 @@
 use crate::error::Result;
 use crate::label::{judged_grades, label_docnos, only_judged, STAND_IN};
 use crate::measures::diversity::{Topic, UNJUDGED};
+use crate::measures::irm::Overlap;
 use crate::measures::jg::GroupRanking;
 use crate::measures::prefs::{Counts, Line};
 use crate::options::{Options, Ties};
-use crate::rank::{check_duplicates, rank_query_by};
+use crate::rank::{check_duplicates, rank_query_by, sort_score};
 use crate::read::Groups;
 use crate::read::{Preferences, Qrels, Relations, Run, Subtopics};
 
@@ -19,6 +20,8 @@ pub struct Related {
     pub groups: Vec<GroupRanking>,
     pub prefs: Option<Counts>,
     pub subtopics: Option<Topic>,
+    /// What the run's ranking shares with the ideal ranking (Compat).
+    pub overlap: Option<Overlap>,
     rows: Vec<usize>,
     lines: Vec<Line>,
 }
@@ -32,6 +35,8 @@ pub struct Ranking<'a> {
     /// The query is one only -c brings in, ranked as trec_eval 10 ranks it (one document,
     /// STAND_IN).
     pub stand_in: bool,
+    /// Some measure reads what the ranking shares with the ideal ranking (`Related::overlap`).
+    pub overlap: bool,
 }
 
 /// Joins query `q`'s ranking with its groups or preferences.
@@ -47,7 +52,15 @@ pub fn relate(
         ranked,
         lines,
         stand_in,
+        overlap,
     } = *ranking;
+    if overlap {
+        let shared = out.overlap.get_or_insert_with(Overlap::default);
+        out.rows.clear();
+        out.rows.extend_from_slice(lines);
+        rank_query_by(&mut out.rows, run, options, Ties::Reversed);
+        join_overlap(q, &out.rows, lines, run, qrels, options, shared);
+    }
     match &qrels.relations {
         Relations::Grades => Ok(()),
         Relations::Groups(groups) => {
@@ -64,6 +77,51 @@ pub fn relate(
             rank_query_by(&mut out.rows, run, options, Ties::Reversed);
             join_subtopics(q, &out.rows, stand_in, run, qrels, subtopics, topic);
             Ok(())
+        }
+    }
+}
+
+/// What query `q`'s ranking (`rows`: score descending, then docno ascending, after -M)
+/// shares with its ideal ranking as ir_measures' compat provider orders it: the documents
+/// judged above 0, highest grade first, then by their score in the run (`lines`, 0 for a
+/// document it lacks), then in qrels order.
+fn join_overlap(
+    q: usize,
+    rows: &[usize],
+    lines: &[usize],
+    run: &Run,
+    qrels: &Qrels,
+    options: &Options,
+    out: &mut Overlap,
+) {
+    let (base, end) = (qrels.offsets[q], qrels.offsets[q + 1]);
+    let mut score = vec![0.0; end - base];
+    for &row in lines {
+        if let Some(j) = qrels.judgment(q, run.docnos.get(row)) {
+            score[j - base] = sort_score(run.scores[row], options.compat);
+        }
+    }
+    let mut ideal: Vec<usize> = (base..end).filter(|&j| qrels.grades[j] > 0.0).collect();
+    ideal.sort_by(|&a, &b| {
+        let by_score = score[b - base].partial_cmp(&score[a - base]);
+        qrels.grades[b]
+            .total_cmp(&qrels.grades[a])
+            .then(by_score.unwrap_or(std::cmp::Ordering::Equal))
+            .then(qrels.lines[a].cmp(&qrels.lines[b]))
+            .then(a.cmp(&b))
+    });
+    let mut place = vec![usize::MAX; end - base];
+    for (i, &j) in ideal.iter().enumerate() {
+        place[j - base] = i;
+    }
+    out.ranked = rows.len();
+    out.ideal = ideal.len();
+    out.arrivals.clear();
+    out.arrivals.resize(out.ranked.max(out.ideal), 0);
+    for (rank, &row) in rows.iter().enumerate() {
+        let shared = qrels.judgment(q, run.docnos.get(row)).map(|j| place[j - base]);
+        if let Some(i) = shared.filter(|&i| i != usize::MAX) {
+            out.arrivals[rank.max(i)] += 1;
         }
     }
 }

@@ -41,6 +41,7 @@ fn averaged(
             groups: &[],
             prefs: None,
             subtopics: None,
+            overlap: None,
         };
         one.fill(0.0);
         kernel(&view, r, o, notes, &mut one)?;

@@ -12,6 +12,7 @@ pub mod diversity;
 pub mod err;
 pub mod gain;
 pub mod gains;
+pub mod irm;
 pub mod jg;
 pub mod precision;
 pub mod prefs;
@@ -47,6 +48,9 @@ pub struct Query<'a> {
     pub prefs: Option<&'a prefs::Counts>,
     /// With `-R subtopics`: the query's subtopic judgments and its ranking as pyndeval ranks it.
     pub subtopics: Option<&'a diversity::Topic>,
+    /// When a measure reads it (`KernelRecord::overlap`): what the run's ranking shares with
+    /// the ideal ranking (Compat).
+    pub overlap: Option<&'a irm::Overlap>,
 }
 
 /// What one measuring part keeps across its queries: warnings (each said once), for the
@@ -127,6 +131,8 @@ pub enum ParamType {
     Number,
     /// A whole number in its range.
     Whole,
+    /// True (1) or False (0).
+    Flag,
 }
 
 /// How a measure's output lines are named.
@@ -258,6 +264,9 @@ pub struct KernelRecord {
     pub named: &'static [NamedParam],
     /// The greatest cutoff it is defined at (0: any).
     pub max_cutoff: usize,
+    /// It reads what the run's ranking shares with the ideal ranking (`Query::overlap`,
+    /// joined per query in stage 3).
+    pub overlap: bool,
 }
 
 impl KernelRecord {
@@ -627,11 +636,15 @@ pub static KERNELS: &[KernelRecord] = &[
             "Precision of the whole retrieved set.",
         )
     },
-    record(
-        "set_relative_P",
-        precision::set_relative_p,
-        "Relevant retrieved over min(retrieved, R).",
-    ),
+    KernelRecord {
+        ir_measures: &["SetRelP"],
+        ir_params: &["judged_only", "rel", "relative"],
+        ..record(
+            "set_relative_P",
+            precision::set_relative_p,
+            "Relevant retrieved over min(retrieved, R).",
+        )
+    },
     KernelRecord {
         ir_measures: &["SetR"],
         ir_params: &["rel"],
@@ -948,6 +961,21 @@ pub static KERNELS: &[KernelRecord] = &[
             &[],
         )
     },
+    KernelRecord {
+        params: ParamKind::Named,
+        naming: Naming::Named,
+        in_trec_eval_9: false,
+        in_trec_eval: false,
+        rank_order: true,
+        ir_measures: &["Compat"],
+        named: &[PERSISTENCE, NORMALIZE],
+        overlap: true,
+        ..record(
+            "Compat",
+            irm::compat,
+            "Compatibility (Clarke, Vtyurina and Smucker; ir_measures' compat provider): the rank-biased overlap of the ranking (ties by docno ascending) with the ideal ranking of the documents judged above 0 (by grade, then the run's score, then qrels order), to the longer one's depth; normalized by the ideal's overlap with itself.",
+        )
+    },
 ];
 
 /// A record with the common facts: one float line, plain name, no parameters, the mean, in
@@ -977,9 +1005,26 @@ const fn record(name: &'static str, compute: Kernel, help: &'static str) -> Kern
         relevance: Relevance::Grades,
         named: &[],
         max_cutoff: 0,
+        overlap: false,
     }
 }
 
+/// Compat's persistence (RBO's p).
+const PERSISTENCE: NamedParam = NamedParam {
+    name: "p",
+    kind: ParamType::Number,
+    default: 0.95,
+    range: (0.0, 1.0),
+    help: "persistence: the overlap at depth d has weight p^(d - 1)",
+};
+/// Compat's normalization.
+const NORMALIZE: NamedParam = NamedParam {
+    name: "normalize",
+    kind: ParamType::Flag,
+    default: 1.0,
+    range: (0.0, 1.0),
+    help: "True: divide by the ideal ranking's overlap with itself (for a finite ideal ranking)",
+};
 /// ndeval's alpha (redundancy intolerance).
 const ALPHA: NamedParam = NamedParam {
     name: "alpha",

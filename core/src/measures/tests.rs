@@ -45,6 +45,7 @@ fn eval_notes(
             groups: &[],
             prefs: None,
             subtopics: None,
+            overlap: None,
         },
         req,
         options,
@@ -1071,6 +1072,7 @@ fn cutoffs_must_be_ascending() {
                 groups: &[],
                 prefs: None,
                 subtopics: None,
+                overlap: None,
             };
             let record = kernel(name).unwrap();
             assert!((record.compute)(
@@ -1127,6 +1129,7 @@ fn average_ties_give_each_document_its_groups_mean_gain() {
         groups: &[],
         prefs: None,
         subtopics: None,
+        overlap: None,
     };
     (record.compute)(
         &query,

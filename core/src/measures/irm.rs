@@ -1,0 +1,74 @@
+//! Measures only ir_measures has, computed as its own providers compute them.
+//!
+//! Compat (Clarke, Vtyurina and Smucker, TOIS 2021; ir_measures' `compat` provider): the
+//! rank-biased overlap of the run's ranking with an ideal ranking, to the depth of the longer
+//! of the two. The ranking is the run's, score descending, ties by docno ascending; the ideal
+//! is every document judged above 0, highest grade first, then by the run's score (0 for a
+//! document the run lacks), then in qrels order. At depth d (1-based) the overlap is the
+//! number of documents in both the ranking's first d and the ideal's first d, over d; RBO
+//! adds these with weight p^(d - 1) and divides by the sum of the weights. Normalized, it is
+//! divided by the ideal's RBO with itself (when that is above 0). Which documents the two
+//! rankings share is joined per query in stage 3 (`Overlap`, crate::relations); the operations
+//! here are the provider's, in its order: `score += weight * shared / d`, `weights += weight`,
+//! `weight *= p`.
+
+use super::{single, Notes, Query};
+use crate::error::{Error, Result};
+use crate::options::{Options, Request};
+
+/// What the run's ranking and the ideal ranking of one query share.
+#[derive(Debug, Default, Clone)]
+pub struct Overlap {
+    /// Documents ranked (after -M).
+    pub ranked: usize,
+    /// Documents in the ideal ranking (judged above 0).
+    pub ideal: usize,
+    /// Per depth d - 1: how many documents are first in both rankings' first d (a document of
+    /// both at rank a in one and b in the other arrives at depth max(a, b)).
+    pub arrivals: Vec<u32>,
+}
+
+/// RBO of two rankings whose shared prefix sizes grow by `arrivals`, to `depth`.
+fn rbo(arrivals: impl Iterator<Item = u32>, p: f64, depth: usize) -> f64 {
+    let (mut score, mut weights, mut weight) = (0.0, 0.0, 1.0);
+    let mut shared = 0u64;
+    let mut arrivals = arrivals;
+    for d in 1..=depth {
+        shared += u64::from(arrivals.next().unwrap_or(0));
+        score += weight * shared as f64 / d as f64;
+        weights += weight;
+        weight *= p;
+    }
+    if depth == 0 {
+        return 0.0; // the provider divides 0 by 0 here only for a query with nothing at all
+    }
+    score / weights
+}
+
+/// Compat(p, normalize): params are p and normalize (1 or 0).
+pub fn compat(
+    query: &Query,
+    request: &Request,
+    _: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    let Some(overlap) = query.overlap else {
+        return Err(Error::new("Compat needs the run's documents (internal: no overlap joined)"));
+    };
+    let (p, normalize) = match request.params.as_slice() {
+        [p, normalize] => (*p, *normalize != 0.0),
+        _ => return Err(Error::new("Compat takes two parameters: p and normalize")),
+    };
+    let depth = overlap.ranked.max(overlap.ideal);
+    let mut score = rbo(overlap.arrivals.iter().copied(), p, depth);
+    if normalize {
+        let ideal = overlap.ideal;
+        let best = rbo((0..depth).map(|d| u32::from(d < ideal)), p, depth);
+        if best > 0.0 {
+            score /= best;
+        }
+    }
+    single(out, score);
+    Ok(())
+}
