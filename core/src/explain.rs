@@ -14,8 +14,9 @@ use crate::label::{judged_grades, only_judged, prepare_query};
 use crate::measures::gain::ranked_gains;
 use crate::measures::gains::{GainRule, Gains};
 use crate::measures::precision::Tally;
-use crate::measures::{kernel, Explain as Shape, KernelRecord, Notes, Query, KERNELS};
-use crate::options::{Compat, Discount, GainSpec, Options, Request, Ties};
+use crate::measures::{kernel, Explain as Shape, KernelRecord, Notes, Query, Relevance, KERNELS};
+use crate::options::{Compat, Discount, GainSpec, Options, Request, Summary, Ties};
+use crate::steps::{walk as walk_steps, Part, Step};
 use crate::rank::{rank_query, sort_score, text, tie_groups, tie_runs, Grouping};
 use crate::read::{Qrels, Run};
 
@@ -102,9 +103,21 @@ pub struct TieGroup {
 /// One query's computation of one measure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Explanation {
+    /// The DCG family's rows (empty for the other measures).
     pub rows: Vec<Row>,
+    /// The other measures' rows, the ranks that matter (empty for the DCG family).
+    pub steps: Vec<Step>,
+    /// The counts that enter the measure (the other measures).
+    pub parts: Vec<Part>,
+    /// The measure's formula, its parts named (the other measures).
+    pub formula: String,
+    /// The columns of `steps` that say something for this measure: (field, title).
+    pub columns: Vec<(&'static str, &'static str)>,
     /// The kernel's value for each of the request's lines (one per cutoff).
     pub values: Vec<f64>,
+    /// Each line's value as the explanation computes it from its own rows and parts: the
+    /// rows' value at the line's cutoff (the DCG family), the walkthrough's otherwise.
+    pub own: Vec<f64>,
     pub missed: Vec<Missed>,
     pub ties: Vec<TieGroup>,
     /// Documents in the evaluated ranking.
@@ -209,40 +222,94 @@ pub fn explain(
     let mut values = vec![0.0; record.lines(request)];
     (record.compute)(&query_seen, request, options, &mut notes, &mut values)?;
 
-    // the gains and the discount the kernel used
-    let exponential = GainSpec::exponential();
-    let rule = gain_rule(request, options, &exponential);
-    let gains = Gains::new(&query_seen, &rule, options.relevance_level, &mut notes)?;
-    let walk = Walk {
-        run,
-        compat: options.compat,
-        shape,
-        discount: (shape != Shape::Cg).then_some(options.discount),
-        keep_dcg: GainRule::is_default(request.gains.as_ref(), options),
-        gains: &gains,
-        judged: &judged,
+    let doc_at = |row: usize| Doc {
+        docno: run.docnos.get(row).to_vec(),
+        score: run.scores[row],
+        sort_score: sort_score(run.scores[row], options.compat),
+        line: run.lines[row],
     };
-
-    let ranked = query_seen.ranked;
-    let per_rank = ranked_gains(&query_seen, &gains); // averaged over tie groups with --ties average
-    let mut count = ranked.len().max(gains.num_ideal()).max(min_rows);
-    if let Some(&largest) = request.cutoffs.last() {
-        count = count.min(largest);
-    }
-    let out_rows = walk.rows(ranked, &rows, &per_rank, count);
-
-    let mut warnings = run.warnings.clone();
-    warnings.extend(notes.warnings);
-    Ok(Explanation {
-        rows: out_rows,
+    let by_gain = shape.is_dcg() || record.gains;
+    let exponential = GainSpec::exponential();
+    let rule = if by_gain {
+        gain_rule(request, options, &exponential)
+    } else {
+        GainRule::TREC_EVAL
+    };
+    let gains = Gains::new(&query_seen, &rule, options.relevance_level, &mut notes)?;
+    let mut explanation = Explanation {
+        rows: Vec::new(),
+        steps: Vec::new(),
+        parts: Vec::new(),
+        formula: String::new(),
+        columns: Vec::new(),
         values,
-        missed: missed(qrels, run, query, &rows, &whole_ranking, &gains, options),
-        ties: ties(run, &whole_ranking, &rows, options),
-        ranked: ranked.len(),
+        own: Vec::new(),
+        missed: missed(qrels, run, query, &rows, &whole_ranking, &gains, |grade, gain| {
+            (by_gain && gain > 0.0) || grade >= options.relevance_level
+        }),
+        ties: Vec::new(),
+        ranked: query_seen.ranked.len(),
         ideal: gains.num_ideal(),
         judged: judged.len(),
-        warnings,
-    })
+        warnings: Vec::new(),
+    };
+    let limit = if shape.is_dcg() {
+        // the gains and the discount the kernel used
+        let walk = Walk {
+            run,
+            compat: options.compat,
+            shape,
+            discount: (shape != Shape::Cg).then_some(options.discount),
+            keep_dcg: GainRule::is_default(request.gains.as_ref(), options),
+            gains: &gains,
+            judged: &judged,
+        };
+        let ranked = query_seen.ranked;
+        let per_rank = ranked_gains(&query_seen, &gains); // averaged over tie groups with --ties average
+        let mut count = ranked.len().max(gains.num_ideal()).max(min_rows);
+        if let Some(&largest) = request.cutoffs.last() {
+            count = count.min(largest);
+        }
+        let out_rows = walk.rows(ranked, &rows, &per_rank, count);
+        explanation.own = cutoffs_or_whole(request, record)
+            .map(|k| {
+                let at = k.min(out_rows.len());
+                if at == 0 {
+                    0.0
+                } else {
+                    out_rows[at - 1].value
+                }
+            })
+            .collect();
+        explanation.rows = out_rows;
+        request.cutoffs.last().copied()
+    } else {
+        let w = walk_steps(shape, &query_seen, request, options, &mut notes)?;
+        let mut steps = w.steps;
+        let whole = steps.len();
+        steps.truncate(w.shown);
+        for (step, &row) in steps.iter_mut().zip(&rows) {
+            step.doc = Some(doc_at(row));
+        }
+        explanation.steps = steps;
+        explanation.own = w.own;
+        explanation.parts = w.parts;
+        explanation.formula = w.formula;
+        explanation.columns = w.columns;
+        (w.shown < whole).then_some(w.shown)
+    };
+    explanation.ties = ties(run, &whole_ranking, &rows, options, limit);
+    explanation.warnings = run.warnings.clone();
+    explanation.warnings.extend(notes.warnings);
+    Ok(explanation)
+}
+
+/// A line's cutoff per line: the request's cutoffs, or the whole ranking (usize::MAX) for
+/// each line of a measure without.
+fn cutoffs_or_whole(request: &Request, record: &KernelRecord) -> impl Iterator<Item = usize> {
+    let lines = record.lines(request);
+    let cutoffs = request.cutoffs.clone();
+    (0..lines).map(move |i| cutoffs.get(i).copied().unwrap_or(usize::MAX))
 }
 
 /// What the rows of an explanation are made from: the run (its documents), the kernel's gains
@@ -315,8 +382,8 @@ impl Walk<'_> {
                 Shape::NdcgCut if ideal_dcg > 0.0 => dcg / ideal_dcg,
                 Shape::NdcgCut if self.keep_dcg => dcg,
                 Shape::NdcgCut => 0.0,
-                Shape::Dcg | Shape::Cg => dcg,
                 Shape::Ideal => ideal_dcg,
+                _ => dcg, // Dcg, Cg (the other shapes are not walked here)
             };
             out_rows.push(Row {
                 rank: i + 1,
@@ -342,11 +409,31 @@ fn explained(request: &Request) -> Result<(&'static KernelRecord, Shape)> {
     let record = kernel(&request.kernel);
     match (record, record.and_then(|k| k.explain)) {
         (Some(record), Some(shape)) => Ok((record, shape)),
+        (Some(record), None) => Err(Error::new(refusal(record))),
         _ => Err(Error::new(format!(
             "explain shows {}, not '{}'",
             supported().join(", "),
             request.kernel
         ))),
+    }
+}
+
+/// Why explain does not show a measure its record leaves without a shape (one line).
+pub fn refusal(record: &KernelRecord) -> String {
+    let name = record.name;
+    match (record.relevance, record.summary) {
+        (Relevance::Preferences, _) => format!(
+            "explain does not show '{name}': it reads preferences (-R prefs or qrels_prefs), and explain reads graded qrels only"
+        ),
+        (Relevance::Groups, _) => format!(
+            "explain does not show '{name}': it reads judgment groups (-R qrels_jg), and explain reads graded qrels only"
+        ),
+        (_, Summary::Tag | Summary::Count) => format!(
+            "explain does not show '{name}': it has no per-query computation (its summary line names the run or counts the queries)"
+        ),
+        _ => format!(
+            "explain does not show '{name}' yet (trec_eval's experimental gain measures G, ndcg_rel and Rndcg are not explained)"
+        ),
     }
 }
 
@@ -442,8 +529,8 @@ fn after_walk(judged: &[f64], gains: &Gains) -> Vec<f64> {
     out
 }
 
-/// The judged documents the evaluated ranking lacks that count: a positive gain, or a grade
-/// at the relevance level; highest grade first, then docno.
+/// The judged documents the evaluated ranking lacks that count (`counts(grade, gain)`: a
+/// positive gain, or a grade at the relevance level); highest grade first, then docno.
 fn missed(
     qrels: &Qrels,
     run: &Run,
@@ -451,15 +538,14 @@ fn missed(
     rows: &[usize],
     whole_ranking: &[usize],
     gains: &Gains,
-    options: &Options,
+    counts: impl Fn(f64, f64) -> bool,
 ) -> Vec<Missed> {
     let retrieved: HashSet<&[u8]> = rows.iter().map(|&r| run.docnos.get(r)).collect();
     let mut out: Vec<Missed> = (qrels.offsets[query]..qrels.offsets[query + 1])
         .filter_map(|j| {
             let (docno, grade) = (qrels.docnos.get(j), qrels.grades[j]);
             let gain = gains.ranked(grade);
-            let counts = grade >= 0.0 && (gain > 0.0 || grade >= options.relevance_level);
-            (counts && !retrieved.contains(docno)).then(|| Missed {
+            (grade >= 0.0 && counts(grade, gain) && !retrieved.contains(docno)).then(|| Missed {
                 docno: docno.to_vec(),
                 grade,
                 gain,
@@ -474,8 +560,15 @@ fn missed(
     out
 }
 
-/// Runs of equal scores (as ranked) in the whole ranking, which the docno rule ordered.
-fn ties(run: &Run, whole_ranking: &[usize], rows: &[usize], options: &Options) -> Vec<TieGroup> {
+/// Runs of equal scores (as ranked) in the whole ranking, which the docno rule ordered; with a
+/// `limit` (the largest cutoff), only those that reach a rank up to it.
+fn ties(
+    run: &Run,
+    whole_ranking: &[usize],
+    rows: &[usize],
+    options: &Options,
+    limit: Option<usize>,
+) -> Vec<TieGroup> {
     let evaluated: HashMap<usize, usize> =
         rows.iter().enumerate().map(|(i, &r)| (r, i + 1)).collect();
     tie_runs(whole_ranking, run, options.compat)
@@ -493,6 +586,15 @@ fn ties(run: &Run, whole_ranking: &[usize], rows: &[usize], options: &Options) -
                     }
                 })
                 .collect(),
+        })
+        .filter(|group: &TieGroup| {
+            limit.is_none_or(|limit| {
+                group
+                    .docs
+                    .iter()
+                    .filter_map(|d| d.evaluated_rank)
+                    .any(|rank| rank <= limit)
+            })
         })
         .collect()
 }
@@ -925,9 +1027,14 @@ mod tests {
     #[test]
     fn unknown_queries_and_measures_are_refused() {
         let (q, r) = worked();
-        let err = explain(&q, &r, &request("map", &[]), &Options::default(), 0, 0).unwrap_err();
+        let err = explain(&q, &r, &request("Rndcg", &[]), &Options::default(), 0, 0).unwrap_err();
+        assert!(err.message.contains("'Rndcg'"), "{err}");
+        let err = explain(&q, &r, &request("prefs_simp", &[]), &Options::default(), 0, 0)
+            .unwrap_err();
+        assert!(err.message.contains("-R prefs"), "{err}");
+        let err = explain(&q, &r, &request("nope", &[]), &Options::default(), 0, 0).unwrap_err();
         assert!(
-            err.message.contains("ndcg_cut") && err.message.contains("'map'"),
+            err.message.contains("ndcg_cut") && err.message.contains("'nope'"),
             "{err}"
         );
         let err = query_index(&q, &r, b"2").unwrap_err();

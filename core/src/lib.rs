@@ -12,6 +12,7 @@ pub mod options;
 pub mod output;
 pub mod printf;
 pub mod rank;
+pub mod steps;
 pub mod read;
 pub mod relations;
 pub mod summary;
