@@ -63,7 +63,9 @@ pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("explain", explain)?;
         d.set_item(
             "unexplained",
-            k.explain.is_none().then(|| trecgain_core::explain::refusal(k)),
+            k.explain
+                .is_none()
+                .then(|| trecgain_core::explain::refusal(k)),
         )?;
         d.set_item("ir_measures", k.ir_measures.to_vec())?;
         d.set_item("ir_params", k.ir_params.to_vec())?;

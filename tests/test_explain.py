@@ -568,3 +568,111 @@ def test_keywords_names_the_options_explain_takes():
     parameters = list(inspect.signature(explain).parameters.values())
     assert tuple(p.name for p in parameters if p.default is not p.empty) == KEYWORDS
     assert parameters[-1].kind is inspect.Parameter.VAR_KEYWORD
+
+
+# ---------------------------------------------------------------- the other measures, by hand
+
+#: Grades 3 2 - 0 2 1 in rank order (dx not in the qrels; d6 and d5 tie at 5.0, d6 first by
+#: docno descending); d3 (3) and d7 (1) not retrieved: R = 6 at -l 1, N = 1 (d4).
+HAND_QRELS = "1 0 d1 3\n1 0 d2 2\n1 0 d3 3\n1 0 d4 0\n1 0 d5 1\n1 0 d6 2\n1 0 d7 1\n"
+HAND_RUN = "1 Q0 d1 1 9 t\n1 Q0 d2 2 8 t\n1 Q0 dx 3 7 t\n1 Q0 d4 4 6 t\n1 Q0 d5 5 5 t\n1 Q0 d6 6 5 t\n"
+E = 0.00001  # infAP's epsilon
+
+
+def _by_hand() -> dict[str, float]:
+    ap_sum = 1 / 1 + 2 / 2 + 3 / 5 + 4 / 6
+    p, r = 4 / 6, 4 / 6
+    err = [7 / 16, 3 / 16, 0, 0, 3 / 16, 1 / 16]
+    reach, err_at = 1.0, []
+    for i, x in enumerate(err):
+        err_at.append((err_at[-1] if err_at else 0.0) + x * reach / (i + 1))
+        reach *= 1 - x
+    inf = (1 + (1 / 2 + (1 / 2) * (1 / 1) * ((1 + E) / (1 + 2 * E)))
+           + (1 / 5 + (4 / 5) * (3 / 4) * ((2 + E) / (3 + 2 * E)))
+           + (1 / 6 + (5 / 6) * (4 / 5) * ((3 + E) / (4 + 2 * E))))
+    return {
+        "map": ap_sum / 6, "map_cut_2": 2 / 6, "gm_map": math.log(ap_sum / 6),
+        "yaap": math.log((1 + ap_sum) / (1 + 6 - ap_sum)),
+        "P_2": 1.0, "P_5": 3 / 5, "P_10": 4 / 10, "recall_5": 3 / 6, "relative_P_5": 3 / 5, "success_1": 1.0,
+        "unj_3": 1 / 3, "judged_3": 2 / 3, "recip_rank": 1.0, "Rprec": 4 / 6,
+        "Rprec_mult_0.50": 2 / 3,  # r = (0.5 * 6 + 0.9) truncated = 3: d1, d2 of 3
+        "bpref": (1 + 1 + 0 + 0) / 6,  # d6 and d5 have d4 above: 1 - min(1, 6) / min(6, 1)
+        "infAP": inf / 6, "binG": (1 + 1 + 1 / math.log2(4) + 1 / math.log2(4)) / 6,
+        "iprec_at_recall_0.00": 1.0, "iprec_at_recall_0.50": 4 / 6, "iprec_at_recall_0.80": 0.0,
+        "set_P": p, "set_recall": r, "set_F": 2 * p * r / (p + r), "set_map": p * r, "set_relative_P": 4 / 6,
+        "utility": 4 - 2, "num_ret": 6, "num_rel": 6, "num_rel_ret": 4, "num_nonrel_judged_ret": 1,
+        # gains scaled by (gain - 0) / (3 - 0); weights 0.5^(rank-1)
+        "rbp_p=0.5": 0.5 * (1 + (2 / 3) * 0.5 + (2 / 3) * 0.5 ** 4 + (1 / 3) * 0.5 ** 5),
+        "rbp_resid_p=0.5": 0.5 ** 6 + 0.5 * 0.5 ** 2,  # dx unjudged at rank 3
+        "err_cut_2": err_at[1], "err_cut_6": err_at[5],
+    }
+
+
+HAND_MEASURES = ["map", "map_cut.2", "gm_map", "yaap", "P.2,5,10", "recall.5", "relative_P.5", "success.1", "unj.3",
+                 "judged.3", "recip_rank", "Rprec", "Rprec_mult.0.5", "bpref", "infAP", "binG",
+                 "iprec_at_recall.0,0.5,0.8", "set_P", "set_recall", "set_F", "set_map", "set_relative_P",
+                 "utility", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "rbp.p=0.5",
+                 "rbp_resid.p=0.5", "err_cut.2,6"]
+
+
+@pytest.fixture
+def hand(tmp_path):
+    (tmp_path / "q.txt").write_text(HAND_QRELS)
+    (tmp_path / "r.txt").write_text(HAND_RUN)
+    return [str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]
+
+
+@pytest.mark.parametrize("measure", HAND_MEASURES)
+def test_each_family_by_hand(hand, measure):
+    e = explain(*hand, measure, "1")
+    expected = _by_hand()
+    (side,) = e.sides
+    for line in side.values:
+        assert side.own[line] == pytest.approx(expected[line], abs=1e-12), line
+        assert bits(side.own[line]) == bits(side.values[line]), line
+
+
+def test_average_precision_rows_by_hand(hand):
+    e = explain(*hand, "map", "1")
+    rows = e.sides[0].rows
+    assert [r["docno"] for r in rows] == [b"d1", b"d2", b"dx", b"d4", b"d6", b"d5"]
+    assert [r["counted"] for r in rows] == [True, True, False, False, True, True]
+    assert [r["term"] for r in rows] == [1.0, 1.0, None, None, pytest.approx(3 / 5), pytest.approx(4 / 6)]
+    assert e.parts == [("R (judged with grade >= 1)", 6.0)]
+    assert "/ R" in e.formula
+    # the relevant documents it misses: d3 and d7, highest grade first
+    assert [m["docno"] for m in e.missed] == [b"d3", b"d7"]
+
+
+def test_a_tie_group_beyond_the_cutoff_is_not_listed(hand):
+    assert explain(*hand, "P.2", "1").ties == []  # d6 and d5 tie at ranks 5 and 6
+    assert [len(t["docs"]) for t in explain(*hand, "P.5", "1").ties] == [2]
+    assert len(explain(*hand, "P.2", "1").sides[0].rows) == 2
+
+
+def test_relevance_level_and_rbp_weights_by_hand(hand):
+    e = explain(*hand, "recall.5", "1", relevance_level=3)  # R = 2 (d1, d3): d1 in the first 5
+    assert e.sides[0].own["recall_5"] == 1 / 2
+    rows = explain(*hand, "rbp.p=0.5", "1").sides[0].rows
+    assert [r["weight"] for r in rows] == [1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125]
+    assert [r["gain"] for r in rows] == [1.0, pytest.approx(2 / 3), 0.0, 0.0, pytest.approx(2 / 3),
+                                         pytest.approx(1 / 3)]
+    rows = explain(*hand, "err_cut.3", "1").sides[0].rows
+    assert [r["gain"] for r in rows] == [7 / 16, 3 / 16, 0.0]
+    assert [r["weight"] for r in rows] == [1.0, 9 / 16, (9 / 16) * (13 / 16)]
+
+
+def test_relstring_and_the_text_of_a_non_dcg_measure(hand):
+    e = explain(*hand, "relstring.4", "1")
+    assert "".join(chr(int(x)) for x in e.sides[0].own_slots) == "32-0"
+    out = run_cli(["explain", "-m", "map", "--query", "1", *hand])
+    assert out.rc == 0 and out.stderr == ""
+    text = out.stdout.decode()
+    assert "formula: AP = (sum of the precision at each relevant retrieved document) / R" in text
+    assert "R (judged with grade >= 1): 6" in text
+    row5 = [line.split() for line in text.splitlines() if line.split()[:2] == ["5", "d6"]][0]
+    assert row5[-3:] == ["0.6000", "2.6000", "0.4333"]
+    assert f"map  {(1 + 1 + 3 / 5 + 4 / 6) / 6:.4f}" in text
+    doc = json.loads(run_cli(["explain", "-m", "P.5", "--format", "json", "--query", "1", *hand]).stdout)
+    assert doc["columns"] == ["counted", "count", "value"]
+    assert doc["sides"][0]["values"] == [{"line": "P_5", "cutoff": 5, "value": 0.6, "explained": 0.6}]

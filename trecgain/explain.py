@@ -295,7 +295,8 @@ def _text(e: Explanation) -> str:
         out.append(f"{name.ljust(width)}  " + "   ".join(cells))
     out.append("")
     level = o["relevance_level"]
-    counted = f"grade >= {level}, or a positive gain" if e.dcg or BY_NAME[e.kernel].gains else f"grade >= {level}"
+    by_gain = e.dcg or BY_NAME[e.kernel].gains
+    counted = f"grade >= {level}, or a positive gain" if by_gain else f"grade >= {level}"
     if d["missed"]:
         out.append(f"judged documents the ranking misses ({counted}): {len(d['missed'])}")
         rows = []
@@ -303,8 +304,9 @@ def _text(e: Explanation) -> str:
             note = ""
             if m["ranked_at"] is not None:
                 note = f"the run ranks it {m['ranked_at']}, past -M {o['max_docs']}"
-            rows.append([m["docno"], _plain(m["grade"]), _gain(m["gain"]), note])
-        out.extend("  " + line for line in aligned(["docno", "grade", "gain", ""], rows, left={0, 3}))
+            rows.append([m["docno"], _plain(m["grade"])] + ([_gain(m["gain"])] if by_gain else []) + [note])
+        header = ["docno", "grade"] + (["gain"] if by_gain else []) + [""]
+        out.extend("  " + line for line in aligned(header, rows, left={0, len(header) - 1}))
     else:
         out.append(f"judged documents the ranking misses ({counted}): none")
     out.append("")

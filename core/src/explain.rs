@@ -16,9 +16,9 @@ use crate::measures::gains::{GainRule, Gains};
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, Explain as Shape, KernelRecord, Notes, Query, Relevance, KERNELS};
 use crate::options::{Compat, Discount, GainSpec, Options, Request, Summary, Ties};
-use crate::steps::{walk as walk_steps, Part, Step};
 use crate::rank::{rank_query, sort_score, text, tie_groups, tie_runs, Grouping};
 use crate::read::{Qrels, Run};
+use crate::steps::{walk as walk_steps, Part, Step};
 
 /// The measures explain can show: those whose record says how (`KernelRecord::explain`).
 pub fn supported() -> Vec<&'static str> {
@@ -244,9 +244,15 @@ pub fn explain(
         columns: Vec::new(),
         values,
         own: Vec::new(),
-        missed: missed(qrels, run, query, &rows, &whole_ranking, &gains, |grade, gain| {
-            (by_gain && gain > 0.0) || grade >= options.relevance_level
-        }),
+        missed: missed(
+            qrels,
+            run,
+            query,
+            &rows,
+            &whole_ranking,
+            &gains,
+            |grade, gain| (by_gain && gain > 0.0) || grade >= options.relevance_level,
+        ),
         ties: Vec::new(),
         ranked: query_seen.ranked.len(),
         ideal: gains.num_ideal(),
@@ -1029,8 +1035,15 @@ mod tests {
         let (q, r) = worked();
         let err = explain(&q, &r, &request("Rndcg", &[]), &Options::default(), 0, 0).unwrap_err();
         assert!(err.message.contains("'Rndcg'"), "{err}");
-        let err = explain(&q, &r, &request("prefs_simp", &[]), &Options::default(), 0, 0)
-            .unwrap_err();
+        let err = explain(
+            &q,
+            &r,
+            &request("prefs_simp", &[]),
+            &Options::default(),
+            0,
+            0,
+        )
+        .unwrap_err();
         assert!(err.message.contains("-R prefs"), "{err}");
         let err = explain(&q, &r, &request("nope", &[]), &Options::default(), 0, 0).unwrap_err();
         assert!(

@@ -194,7 +194,10 @@ pub fn walk(
             for s in &mut w.steps {
                 s.value = Some(s.count as f64 / s.rank as f64);
             }
-            w.parts = vec![r_part(), part("ranks looked at: min(retrieved, R)", look as f64)];
+            w.parts = vec![
+                r_part(),
+                part("ranks looked at: min(retrieved, R)", look as f64),
+            ];
             w.own = vec![if look == 0 {
                 0.0
             } else {
@@ -215,12 +218,15 @@ pub fn walk(
                     Ok(0) | Err(_) => 0.0,
                     Ok(rank) => count_at(&w.steps, rank.min(ret)) as f64 / rank as f64,
                 };
-                w.parts
-                    .push(part(format!("rank for m = {m}: (m R + 0.9) truncated"), rank as f64));
+                w.parts.push(part(
+                    format!("rank for m = {m}: (m R + 0.9) truncated"),
+                    rank as f64,
+                ));
                 w.own.push(value);
             }
             w.columns.push(("value", "P@rank"));
-            w.formula = "Rprec_mult(m) = (relevant in the first r) / r, r = (m R + 0.9) truncated".into();
+            w.formula =
+                "Rprec_mult(m) = (relevant in the first r) / r, r = (m R + 0.9) truncated".into();
         }
         Shape::Bpref { geometric } => bpref(&mut w, q, geometric, level, &t),
         Shape::InfAp => inf_ap(&mut w, q, level, t.rel),
@@ -241,9 +247,14 @@ pub fn walk(
             w.parts = vec![r_part()];
             let so_far = w.steps.last().map_or(0, |s| s.count);
             w.own = vec![if so_far > 0 { sum / t.rel as f64 } else { 0.0 }];
-            w.columns
-                .extend([("term", "1/log2(2+nonrel above)"), ("sum", "sum"), ("value", "binG")]);
-            w.formula = "binG = sum over relevant retrieved of 1 / log2(2 + nonrelevant above it), over R".into();
+            w.columns.extend([
+                ("term", "1/log2(2+nonrel above)"),
+                ("sum", "sum"),
+                ("value", "binG"),
+            ]);
+            w.formula =
+                "binG = sum over relevant retrieved of 1 / log2(2 + nonrelevant above it), over R"
+                    .into();
         }
         Shape::Rbp => rank_biased(&mut w, q, request, options, notes)?,
         Shape::RbpResid => rbp_residual(&mut w, q, request),
@@ -282,7 +293,14 @@ fn ratio_f(sum: f64, rel: usize) -> f64 {
 
 /// P, recall, relative_P, success, unj and judged: a ratio of the documents counted in the
 /// first k.
-fn at_cutoff(w: &mut Walkthrough, q: &Query, request: &Request, ratio_of: Ratio, level: f64, rel: usize) {
+fn at_cutoff(
+    w: &mut Walkthrough,
+    q: &Query,
+    request: &Request,
+    ratio_of: Ratio,
+    level: f64,
+    rel: usize,
+) {
     let ret = q.ranked.len();
     let counted = match ratio_of {
         Ratio::Unjudged => Counted::Unjudged,
@@ -312,20 +330,36 @@ fn at_cutoff(w: &mut Walkthrough, q: &Query, request: &Request, ratio_of: Ratio,
         .collect();
     w.shown = request.cutoffs.last().map_or(ret, |&k| k.min(ret));
     if matches!(ratio_of, Ratio::Recall | Ratio::RelativePrecision) {
-        w.parts = vec![part(format!("R (judged with grade >= {level})"), rel as f64)];
+        w.parts = vec![part(
+            format!("R (judged with grade >= {level})"),
+            rel as f64,
+        )];
     }
     let (title, formula) = match ratio_of {
-        Ratio::Success => ("success@rank", "success@k = 1 if a relevant document is in the first k, else 0"),
+        Ratio::Success => (
+            "success@rank",
+            "success@k = 1 if a relevant document is in the first k, else 0",
+        ),
         Ratio::Precision => ("P@rank", "P@k = (relevant in the first k) / k"),
         Ratio::Recall => ("recall@rank", "recall@k = (relevant in the first k) / R"),
-        Ratio::RelativePrecision => ("relative_P@rank", "relative_P@k = (relevant in the first k) / min(k, R)"),
-        Ratio::Unjudged => ("unj@rank", "unj@k = (unjudged in the first k) / k; unjudged: not in the qrels, or judged negative"),
+        Ratio::RelativePrecision => (
+            "relative_P@rank",
+            "relative_P@k = (relevant in the first k) / min(k, R)",
+        ),
+        Ratio::Unjudged => (
+            "unj@rank",
+            "unj@k = (unjudged in the first k) / k; unjudged: not in the qrels, or judged negative",
+        ),
         Ratio::Judged => (
             "judged@rank",
             "judged@k = (in the qrels among the first min(k, retrieved)) / min(k, retrieved)",
         ),
     };
-    w.columns = vec![("counted", title_of(counted)), ("count", "so far"), ("value", title)];
+    w.columns = vec![
+        ("counted", title_of(counted)),
+        ("count", "so far"),
+        ("value", title),
+    ];
     w.formula = formula.into();
 }
 
@@ -377,7 +411,10 @@ fn average_precision(
     } else {
         sum / rel as f64
     };
-    w.parts = vec![part(format!("R (judged with grade >= {level})"), rel as f64)];
+    w.parts = vec![part(
+        format!("R (judged with grade >= {level})"),
+        rel as f64,
+    )];
     w.columns.extend([
         ("term", "P@rank (relevant)"),
         ("sum", "sum"),
@@ -388,7 +425,8 @@ fn average_precision(
         Average::Whole => vec![ap],
         Average::Cut => {
             w.shown = request.cutoffs.last().map_or(ret, |&k| k.min(ret));
-            w.formula = "AP@k = (sum of the precision at each relevant document in the first k) / R".into();
+            w.formula =
+                "AP@k = (sum of the precision at each relevant document in the first k) / R".into();
             request
                 .cutoffs
                 .iter()
@@ -402,7 +440,9 @@ fn average_precision(
                 .collect()
         }
         Average::Geometric => {
-            w.formula.push_str("; the per-query value is ln(max(AP, 0.00001)), the summary exp of their mean");
+            w.formula.push_str(
+                "; the per-query value is ln(max(AP, 0.00001)), the summary exp of their mean",
+            );
             vec![ap.max(MIN_GEO_MEAN).ln()]
         }
         Average::Yaap => {
@@ -445,7 +485,8 @@ fn bpref(w: &mut Walkthrough, q: &Query, geometric: bool, level: f64, t: &Tally)
     ];
     w.formula = "bpref = (sum over relevant retrieved of 1 - min(nonrelevant above, R) / min(R, N)) / R; unjudged documents are skipped".into();
     w.own = vec![if geometric {
-        w.formula.push_str("; the per-query value is ln(max(bpref, 0.00001))");
+        w.formula
+            .push_str("; the per-query value is ln(max(bpref, 0.00001))");
         value.max(MIN_GEO_MEAN).ln()
     } else {
         value
@@ -481,8 +522,15 @@ fn inf_ap(w: &mut Walkthrough, q: &Query, level: f64, rel_total: usize) {
         s.sum = sum;
         s.value = Some(ratio_f(sum, rel_total));
     }
-    w.parts = vec![part(format!("R (judged with grade >= {level})"), rel_total as f64)];
-    w.columns.extend([("term", "expected precision"), ("sum", "sum"), ("value", "infAP so far")]);
+    w.parts = vec![part(
+        format!("R (judged with grade >= {level})"),
+        rel_total as f64,
+    )];
+    w.columns.extend([
+        ("term", "expected precision"),
+        ("sum", "sum"),
+        ("value", "infAP so far"),
+    ]);
     w.formula = "infAP = (sum over relevant retrieved at rank k of 1/k + ((k-1)/k) (pooled above / (k-1)) ((rel above + e) / (judged above + 2e))) / R, e = 0.00001; pooled: judged, or judged negative; documents the qrels lack are skipped".into();
     w.own = vec![ratio_f(sum, rel_total)];
 }
@@ -539,7 +587,11 @@ fn interpolated(
         }
     }
     // points never reached going up: the best precision of all (NaN for an empty ranking)
-    let best = w.steps.first().and_then(|s| s.weight).unwrap_or(t.rel_ret as f64 / t.ret as f64);
+    let best = w
+        .steps
+        .first()
+        .and_then(|s| s.weight)
+        .unwrap_or(t.rel_ret as f64 / t.ret as f64);
     while cut > 0 {
         values[cut - 1] = best;
         order.push(cut - 1);
@@ -558,7 +610,8 @@ fn interpolated(
     ]);
     w.formula = "iprec(r) = the best precision at any rank where recall >= r (relevant needed: r R rounded; --compat 9: r R + 0.9 truncated), 0 if never reached".into();
     w.own = if averaged {
-        w.formula.push_str("; 11pt_avg = their mean over the points");
+        w.formula
+            .push_str("; 11pt_avg = their mean over the points");
         let sum = order.iter().fold(0.0, |sum, &i| sum + values[i]);
         vec![sum / points.len() as f64]
     } else {
@@ -598,7 +651,8 @@ fn set_measure(
             ratio(t.rel_ret, t.ret.min(t.rel))
         }
         SetRatio::Map => {
-            w.formula = "set_map = set_P * set_recall = relevant retrieved^2 / (retrieved R)".into();
+            w.formula =
+                "set_map = set_P * set_recall = relevant retrieved^2 / (retrieved R)".into();
             if t.ret > 0 && t.rel > 0 {
                 (t.rel_ret as f64 * t.rel_ret as f64) / (t.ret as f64 * t.rel as f64)
             } else {
@@ -624,8 +678,10 @@ fn set_measure(
             for (i, name) in ["a", "b", "c", "d"].iter().enumerate() {
                 w.parts.push(part(*name, c(i)));
             }
-            w.parts.push(part("N (-N, the collection size)", options.num_docs as f64));
-            w.formula = "utility = a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret".into();
+            w.parts
+                .push(part("N (-N, the collection size)", options.num_docs as f64));
+            w.formula =
+                "utility = a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret".into();
             c(0) * rel_ret as f64
                 + c(1) * (ret - rel_ret) as f64
                 + c(2) * (rel - rel_ret) as f64
@@ -663,10 +719,12 @@ fn rank_biased(
     }
     w.parts = vec![part("p", p)];
     if let Some((min, max)) = scaled {
-        w.parts.push(part("gains scaled by (gain - min) / (max - min): min", min));
+        w.parts
+            .push(part("gains scaled by (gain - min) / (max - min): min", min));
         w.parts.push(part("max", max));
     }
-    w.parts.push(part("the weight left past the last rank: p^n", weight));
+    w.parts
+        .push(part("the weight left past the last rank: p^n", weight));
     w.own = vec![(1.0 - p) * sum];
     w.columns = vec![
         ("gain", "gain"),
@@ -709,7 +767,9 @@ fn rbp_residual(w: &mut Walkthrough, q: &Query, request: &Request) {
         ("term", "weight (unjudged)"),
         ("sum", "sum"),
     ];
-    w.formula = "rbp_resid = p^n + (1 - p) (sum of p^(i-1) over unjudged ranks i), 0 when none is unjudged".into();
+    w.formula =
+        "rbp_resid = p^n + (1 - p) (sum of p^(i-1) over unjudged ranks i), 0 when none is unjudged"
+            .into();
 }
 
 /// ERR@k: each rank's stopping probability times the chance of reaching it, over the rank.
