@@ -239,7 +239,7 @@ def test_both_sides_are_the_evaluations(case_id: str, mode: str) -> None:
               max_docs=integer_option(options["max_docs"], "-M", 0), compat=mode)
     qrels = read_qrels(str(CASES / case_id / "qrels.txt"))
     run = read_run(str(CASES / case_id / "run.txt"))
-    for measure in ["ndcg_cut.2,5", "ndcg", "dcg", "ideal_dcg"]:
+    for measure in ["ndcg_cut.2,5", "ndcg", "dcg", "ideal_dcg", "rbp.p=0.8"]:
         for given in GIVEN:
             try:
                 sides = [Evaluator(qrels, measures=[measure], **kw).evaluate(run),
@@ -253,6 +253,7 @@ def test_both_sides_are_the_evaluations(case_id: str, mode: str) -> None:
                 for side, result in zip(e.sides, sides):
                     for line, value in result.per_query[qid].items():
                         assert bits(side.values[line]) == bits(value), (measure, given, qid, line)
+                        assert bits(side.own[line]) == bits(value), (measure, given, qid, line, "own")
 
 
 # ---------------------------------------------------------------- ranking, ties, missed documents
@@ -359,8 +360,7 @@ def test_a_query_of_the_qrels_the_run_lacks_names_the_run(tmp_path):
     assert "'2'" in message and str(tmp_path / "r") in message
 
 
-@pytest.mark.parametrize("measure, why", [("Rndcg", "yet"), ("ndcg_rel", "yet"), ("G", "yet"),
-                                          ("prefs_simp", "-R prefs"), ("map_avgjg", "-R qrels_jg"),
+@pytest.mark.parametrize("measure, why", [("prefs_simp", "-R prefs"), ("map_avgjg", "-R qrels_jg"),
                                           ("runid", "per-query"), ("num_q", "per-query")])
 def test_measures_explain_does_not_show_are_refused_saying_why(measure, why):
     message = _one_line_error(["explain", "-m", measure, "--query", "1", *W], 1)
@@ -369,7 +369,7 @@ def test_measures_explain_does_not_show_are_refused_saying_why(measure, why):
 
 def test_an_unknown_measure_is_refused_naming_those_not_shown():
     message = _one_line_error(["explain", "-m", "gain", "--query", "1", *W], 1)
-    assert "'gain'" in message and "every measure" in message and "Rndcg" in message
+    assert "'gain'" in message and "every measure" in message and "runid" in message
 
 
 def test_explain_shows_every_measure_but_those_it_says_why_not():
@@ -377,8 +377,8 @@ def test_explain_shows_every_measure_but_those_it_says_why_not():
     from trecgain.explain import REFUSALS
     from trecgain.kernels import RECORDS
     assert all((r["explain"] is None) == (r["name"] in REFUSALS) for r in RECORDS)
-    graded = [r["name"] for r in RECORDS if r["explain"] is None and r["relevance"] == "qrels"]
-    assert sorted(graded) == ["G", "Rndcg", "ndcg_rel"]
+    graded = [r["name"] for r in RECORDS if r["explain"] is None and r["relevance"] in ("qrels", "any")]
+    assert sorted(graded) == ["num_q", "runid"]
 
 
 @pytest.mark.parametrize("args", [
@@ -408,8 +408,8 @@ def test_bad_values_exit_1(args):
 
 
 def test_library_errors_are_trecgain_errors():
-    with pytest.raises(TrecgainError, match="'Rndcg'"):
-        explain(*W, "Rndcg", "1")
+    with pytest.raises(TrecgainError, match="'prefs_simp'"):
+        explain(*W, "prefs_simp", "1")
     with pytest.raises(TrecgainError, match="'7'"):
         explain(*W, "ndcg", "7")
     with pytest.raises(TrecgainError, match="query"):
@@ -605,14 +605,30 @@ def _by_hand() -> dict[str, float]:
         "rbp_p=0.5": 0.5 * (1 + (2 / 3) * 0.5 + (2 / 3) * 0.5 ** 4 + (1 / 3) * 0.5 ** 5),
         "rbp_resid_p=0.5": 0.5 ** 6 + 0.5 * 0.5 ** 2,  # dx unjudged at rank 3
         "err_cut_2": err_at[1], "err_cut_6": err_at[5],
+        **_gain_measures_by_hand(),
     }
+
+
+def _gain_measures_by_hand() -> dict[str, float]:
+    """ndcg_rel, Rndcg and G with linear gains 3 2 0 0 2 1 in rank order; the ideal ranking's
+    gains 3 3 2 2 1 1 (grade 0 ends its walk)."""
+    gains, ideal = [3, 2, 0, 0, 2, 1], [3, 3, 2, 2, 1, 1]
+    dcg = [sum(g / math.log2(i + 2) for i, g in enumerate(gains[:k])) for k in range(1, 7)]
+    idcg = [sum(g / math.log2(i + 2) for i, g in enumerate(ideal[:k])) for k in range(1, 7)]
+    at_relevant = sum(dcg[k] / idcg[k] for k in (0, 1, 4, 5))  # the ranks with a positive gain
+    ndcg_rel = (at_relevant + (6 - 4) * dcg[5] / idcg[5]) / 6
+    rndcg = (dcg[1] / idcg[1] + dcg[3] / idcg[3] + dcg[5] / idcg[5]) / 3  # 3 -> 2, 2 -> 1, the end
+    cost = [3, 6, 8, 10, 11, 12]  # the ideal gain at the rank (>= 1) added up
+    so_far = [3, 5, 5, 5, 7, 8]
+    g = sum(x / math.log2(2 + c - s) for x, c, s in zip(gains, cost, so_far) if x) / sum(ideal)
+    return {"ndcg_rel": ndcg_rel, "Rndcg": rndcg, "G": g}
 
 
 HAND_MEASURES = ["map", "map_cut.2", "gm_map", "yaap", "P.2,5,10", "recall.5", "relative_P.5", "success.1", "unj.3",
                  "judged.3", "recip_rank", "Rprec", "Rprec_mult.0.5", "bpref", "infAP", "binG",
                  "iprec_at_recall.0,0.5,0.8", "set_P", "set_recall", "set_F", "set_map", "set_relative_P",
                  "utility", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "rbp.p=0.5",
-                 "rbp_resid.p=0.5", "err_cut.2,6"]
+                 "rbp_resid.p=0.5", "err_cut.2,6", "ndcg_rel", "Rndcg", "G"]
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ SUPPORTED = tuple(m.name for m in REGISTRY if m.explain)
 #: Why explain does not show each of the others (the core's one line per record).
 REFUSALS = {r["name"]: r["unexplained"] for r in kernels.RECORDS if r.get("unexplained")}
 SUPPORTED_TEXT = (f"every measure of graded qrels (their ir_measures names too) but "
-                  f"{', '.join(n for n in REFUSALS if n in BY_NAME and BY_NAME[n].relevance == 'qrels')}")
+                  f"{', '.join(n for n in REFUSALS if BY_NAME[n].relevance in ('qrels', 'any'))}")
 #: What each DCG-family shape's value column is (the other shapes' columns come from the core).
 _VALUE = {"Ndcg": "nDCG", "NdcgCut": "nDCG", "Dcg": "DCG", "Ideal": "IDCG", "Cg": "CG"}
 
@@ -39,9 +39,10 @@ class Side(Record):
     same without --global-gains and --discount, linear gains and log2 as trec_eval has them),
     the gains and discount it used, the value of each line ({line name: value}), the core's
     rows, and each line's value as the explanation computes it from its rows and counts (`own`;
-    `own_slots`: every value slot, relstring's characters)."""
+    `own_slots`: every value slot, relstring's characters), and the counts that entered it
+    (`parts`: [(name, value)], the measures outside the DCG family)."""
 
-    __slots__ = ("name", "gains", "discount", "values", "rows", "own", "own_slots")
+    __slots__ = ("name", "gains", "discount", "values", "rows", "own", "own_slots", "parts")
 
 
 class Explanation(Record):
@@ -71,6 +72,7 @@ class Explanation(Record):
             "measure": self.measure, "kernel": self.kernel, "query": self.query, "qrels": self.qrels,
             "run": self.run, "options": dict(self.options),
             "sides": [{"name": s.name, "gains": s.gains, "discount": s.discount,
+                       "parts": [{"name": n, "value": v} for n, v in s.parts],
                        "values": [{"line": line, "cutoff": k, "value": s.values[line], "explained": s.own[line]}
                                   for line, k in zip(self.lines, self.cutoffs)]} for s in self.sides],
             "formula": self.formula, "parts": [{"name": n, "value": v} for n, v in self.parts],
@@ -204,7 +206,8 @@ def explain_options(qrels, run, measure: str, query, options: EvaluationOptions)
     lines = list(request.lines)
     cutoffs = list(request.params.cutoffs) if request.params.cutoffs else [None] * len(lines)
     out_sides = [Side(name, _gains_text(ev, request), _discount_text(ev, request), dict(zip(lines, r["values"])),
-                      r["rows"], dict(zip(lines, r["own"])), list(r["own"])) for (name, ev), r in zip(sides, results)]
+                      r["rows"], dict(zip(lines, r["own"])), list(r["own"]), list(r["parts"]))
+                 for (name, ev), r in zip(sides, results)]
     last = results[-1]
     warnings = list(dict.fromkeys(w for r in results for w in r["warnings"]))
     return Explanation(measure, request.measure.name, _docno(qid), evaluator.qrels.source, core_run.source,
@@ -392,11 +395,12 @@ def _steps_table(e: Explanation, d: dict) -> list[str]:
     """The other measures' header (formula, the counts that enter it) and rows."""
     counts = d["counts"]
     out = [f"{counts['ranked']} documents ranked, {counts['judged']} judged", f"formula: {e.formula}"]
-    for part in d["parts"]:
-        out.append(f"  {part['name']}: {_plain(part['value'])}")
-    if len(d["sides"]) > 1:
+    if len(d["sides"]) == 1:
+        out.extend(f"  {part['name']}: {_plain(part['value'])}" for part in d["parts"])
+    else:
         for s in d["sides"]:
             out.append(f"{_SIDE[s['name']]}: gains {_describe_gains(s['gains'])}")
+            out.extend(f"  {part['name']}: {_plain(part['value'])}" for part in s["parts"])
     out.append("")
     header = ["rank", "docno", "score", "grade"]
     side_header = [title for _, title in e.columns]

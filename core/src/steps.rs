@@ -14,6 +14,7 @@ use crate::explain::Doc;
 use crate::label::{NOT_IN_QRELS, UNJUDGED};
 use crate::measures::ap::{recall_rank, INFAP_EPSILON, MIN_GEO_MEAN};
 use crate::measures::err::{pow2, power};
+use crate::measures::gains::{GainRule, Gains};
 use crate::measures::precision::Tally;
 use crate::measures::{defaults, numbers_or, rbp, relstring};
 use crate::measures::{Average, Counted, Explain as Shape, Notes, Query, Ratio, SetRatio};
@@ -256,6 +257,9 @@ pub fn walk(
                 "binG = sum over relevant retrieved of 1 / log2(2 + nonrelevant above it), over R"
                     .into();
         }
+        Shape::NdcgRel => ndcg_rel(&mut w, q, request, options, notes)?,
+        Shape::Rndcg => rndcg(&mut w, q, request, options, notes)?,
+        Shape::G => normalised_gain(&mut w, q, request, options, notes)?,
         Shape::Rbp => rank_biased(&mut w, q, request, options, notes)?,
         Shape::RbpResid => rbp_residual(&mut w, q, request),
         Shape::Err => expected_reciprocal_rank(&mut w, q, request, options, largest),
@@ -719,12 +723,14 @@ fn rank_biased(
     }
     w.parts = vec![part("p", p)];
     if let Some((min, max)) = scaled {
-        w.parts
-            .push(part("gains scaled by (gain - min) / (max - min): min", min));
-        w.parts.push(part("max", max));
+        w.parts.push(part(
+            "min gain (gains scaled by (gain - min) / (max - min))",
+            min,
+        ));
+        w.parts.push(part("max gain", max));
     }
     w.parts
-        .push(part("the weight left past the last rank: p^n", weight));
+        .push(part("p^n, the weight left past the last rank", weight));
     w.own = vec![(1.0 - p) * sum];
     w.columns = vec![
         ("gain", "gain"),
@@ -754,7 +760,7 @@ fn rbp_residual(w: &mut Walkthrough, q: &Query, request: &Request) {
     let unjudged = w.steps.last().map_or(0, |s| s.count);
     w.parts = vec![
         part("p", p),
-        part("the weight past the last rank: p^n", weight),
+        part("p^n, the weight past the last rank", weight),
     ];
     w.own = vec![if unjudged > 0 {
         weight + (1.0 - p) * sum
@@ -810,4 +816,204 @@ fn expected_reciprocal_rank(
         ("value", "ERR"),
     ];
     w.formula = "ERR@k = sum over ranks i <= k of r(i) / i times the product of (1 - r(j)) for j < i, r = (2^grade - 1) / 2^max".into();
+}
+
+/// The gain table a gain measure uses (its own gains, else the global ones, else trec_eval's).
+fn gains_of(q: &Query, request: &Request, options: &Options, notes: &mut Notes) -> Result<Gains> {
+    let rule = GainRule::resolve(request.gains.as_ref(), options);
+    Gains::new(q, &rule, options.relevance_level, notes)
+}
+
+/// The steps with each document's gain, the DCG so far (value) and the ideal DCG so far
+/// (weight, while the ideal ranking lasts); the ideal ranking's gains and its DCG prefixes
+/// (`ideal_at[n]`: its first n positions) for the whole ideal walk.
+fn dcg_steps(
+    w: &mut Walkthrough,
+    q: &Query,
+    gains: &Gains,
+    options: &Options,
+) -> (Vec<f64>, Vec<f64>) {
+    let discount = options.discount;
+    let ideal: Vec<f64> = gains.ideal().collect();
+    let mut ideal_at = vec![0.0];
+    for (i, &g) in ideal.iter().enumerate() {
+        let last = ideal_at[i];
+        ideal_at.push(last + g / discount.divisor(i));
+    }
+    w.steps = counting(q, Counted::Retrieved, options.relevance_level);
+    let mut dcg = 0.0;
+    for (i, s) in w.steps.iter_mut().enumerate() {
+        let g = gains.ranked(s.relevance);
+        if g != 0.0 {
+            dcg += g / discount.divisor(i);
+        }
+        s.gain = Some(g);
+        s.value = Some(dcg);
+        s.weight = ideal_at.get(i + 1).copied();
+    }
+    (ideal, ideal_at)
+}
+
+/// ndcg_rel: nDCG at each retrieved document with a positive gain, and the final nDCG for each
+/// ideal position the ranking leaves unmatched, averaged over the ideal positions.
+fn ndcg_rel(
+    w: &mut Walkthrough,
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    notes: &mut Notes,
+) -> Result<()> {
+    let gains = gains_of(q, request, options, notes)?;
+    let (ideal, ideal_at) = dcg_steps(w, q, &gains, options);
+    let (mut sum, mut retrieved, mut idcg) = (0.0, 0i64, 0.0); // idcg: the ideal so far
+    for (i, s) in w.steps.iter_mut().enumerate() {
+        if let Some(&at) = ideal_at.get(i + 1) {
+            idcg = at;
+        }
+        if s.gain.is_some_and(|g| g > 0.0) {
+            let term = s.value.unwrap_or(0.0) / idcg;
+            sum += term;
+            retrieved += 1;
+            s.term = Some(term);
+        }
+        s.sum = sum;
+    }
+    let dcg = w.steps.last().and_then(|s| s.value).unwrap_or(0.0);
+    let num_ideal = ideal.len() as i64;
+    let full_ideal = ideal_at.last().copied().unwrap_or(0.0);
+    let rest = ((num_ideal - retrieved) as f64 * dcg) / full_ideal;
+    sum += rest;
+    w.parts = vec![
+        part("positions of the ideal ranking", num_ideal as f64),
+        part("documents with a positive gain retrieved", retrieved as f64),
+        part("DCG", dcg),
+        part("ideal DCG (of the ideal ranking's positions)", full_ideal),
+        part(
+            "the other positions add (positions - those retrieved) DCG / ideal DCG",
+            rest,
+        ),
+    ];
+    w.own = vec![if sum > 0.0 {
+        sum / num_ideal as f64
+    } else {
+        0.0
+    }];
+    w.columns = vec![
+        ("gain", "gain"),
+        ("value", "DCG"),
+        ("weight", "IDCG"),
+        ("term", "DCG/IDCG (gain > 0)"),
+        ("sum", "sum"),
+    ];
+    w.formula = "ndcg_rel = (sum of DCG/IDCG at each retrieved document with a positive gain, + (positions - those) DCG/IDCG at the end) / positions".into();
+    Ok(())
+}
+
+/// Rndcg: nDCG at each rank where the ideal ranking's gain changes level (and where it ends,
+/// and at the end of a ranking longer than it), averaged.
+fn rndcg(
+    w: &mut Walkthrough,
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    notes: &mut Notes,
+) -> Result<()> {
+    let gains = gains_of(q, request, options, notes)?;
+    let (ideal, ideal_at) = dcg_steps(w, q, &gains, options);
+    let rel = Tally::count(q, options.relevance_level).rel;
+    let dcg_at = |n: usize| {
+        n.min(w.steps.len())
+            .checked_sub(1)
+            .and_then(|i| w.steps[i].value)
+            .unwrap_or(0.0)
+    };
+    let mut points: Vec<(usize, f64)> = Vec::new();
+    for step in 1..ideal.len() {
+        if ideal[step] != ideal[step - 1] {
+            points.push((step, dcg_at(step) / ideal_at[step]));
+        }
+    }
+    let end = ideal.len();
+    if ideal.last().is_some_and(|&l| gains.stop != l) {
+        points.push((end, dcg_at(end) / ideal_at[end]));
+    }
+    let n = q.ranked.len();
+    if gains.gate > 0.0 && n > end + 1 && ideal_at[end] > 0.0 {
+        points.push((n, dcg_at(n) / ideal_at[end]));
+    }
+    let mut sum = 0.0;
+    for &(rank, value) in &points {
+        sum += value;
+        if let Some(s) = rank.checked_sub(1).and_then(|i| w.steps.get_mut(i)) {
+            s.term = Some(value);
+        }
+    }
+    w.parts = vec![part(
+        format!("R (judged with grade >= {})", options.relevance_level),
+        rel as f64,
+    )];
+    for &(rank, value) in &points {
+        w.parts.push(part(format!("nDCG at rank {rank}"), value));
+    }
+    w.own = vec![if rel == 0 {
+        0.0
+    } else {
+        sum / points.len() as f64
+    }];
+    w.columns = vec![
+        ("gain", "gain"),
+        ("value", "DCG"),
+        ("weight", "IDCG"),
+        ("term", "nDCG (a point)"),
+    ];
+    w.formula = "Rndcg = the mean of nDCG at each rank where the ideal ranking's gain changes level, where it ends, and at the end of a longer ranking; 0 when R is 0".into();
+    Ok(())
+}
+
+/// trec_eval's experimental G: each gain over log2(2 + the ideal cost so far - the gain so far),
+/// summed, over the ideal ranking's total gain.
+fn normalised_gain(
+    w: &mut Walkthrough,
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    notes: &mut Notes,
+) -> Result<()> {
+    let gains = gains_of(q, request, options, notes)?;
+    let mut ideal_gains = gains.ideal();
+    w.steps = counting(q, Counted::Retrieved, options.relevance_level);
+    let (mut sum_results, mut sum_cost, mut results_g) = (0.0, 0.0, 0.0);
+    for s in &mut w.steps {
+        let g = gains.ranked(s.relevance);
+        sum_results += g;
+        sum_cost += match ideal_gains.next() {
+            Some(ig) if ig >= 1.0 => ig,
+            _ => 1.0,
+        };
+        if g != 0.0 {
+            let term = g / ((2.0 + sum_cost) - sum_results).log2();
+            results_g += term;
+            s.term = Some(term);
+        }
+        s.gain = Some(g);
+        s.weight = Some(sum_cost);
+        s.value = Some(sum_results);
+        s.sum = results_g;
+    }
+    let sum_ideal = gains.ideal().fold(0.0, |sum, g| sum + g);
+    w.parts = vec![part("the ideal ranking's total gain", sum_ideal)];
+    w.own = vec![if sum_ideal > 0.0 {
+        results_g / sum_ideal
+    } else {
+        0.0
+    }];
+    w.columns = vec![
+        ("gain", "gain"),
+        ("value", "gain so far"),
+        ("weight", "cost so far"),
+        ("term", "gain/log2(2+cost-gain so far)"),
+        ("sum", "sum"),
+    ];
+    w.formula = "G = (sum of gain / log2(2 + cost so far - gain so far)) / the ideal total gain; cost: the ideal ranking's gain at the rank if >= 1, else 1".into();
+    Ok(())
 }

@@ -176,6 +176,12 @@ pub enum Explain {
     Set(SetRatio),
     /// Per relevant document, 1 / log2(2 + nonrelevant above it), over R.
     BinG,
+    /// nDCG at each document with a positive gain, averaged over the ideal positions.
+    NdcgRel,
+    /// nDCG where the ideal gain changes level, averaged.
+    Rndcg,
+    /// trec_eval's experimental G: gains over a log2 of the cost so far.
+    G,
     /// Gains weighted by p^(rank-1), times 1 - p.
     Rbp,
     /// The weight of the unjudged ranks and of those past the ranking.
@@ -264,6 +270,9 @@ impl Explain {
             Explain::Interpolated { .. } => "Interpolated",
             Explain::Set(_) => "Set",
             Explain::BinG => "BinG",
+            Explain::NdcgRel => "NdcgRel",
+            Explain::Rndcg => "Rndcg",
+            Explain::G => "G",
             Explain::Rbp => "Rbp",
             Explain::RbpResid => "RbpResid",
             Explain::Err => "Err",
@@ -611,6 +620,7 @@ pub static KERNELS: &[KernelRecord] = &[
         params: ParamKind::Gains,
         naming: Naming::Params,
         gains: true,
+        explain: Some(Explain::G),
         ..record(
             "G",
             gain::gain_g,
@@ -669,6 +679,7 @@ pub static KERNELS: &[KernelRecord] = &[
         naming: Naming::Params,
         gains: true,
         discounted: true,
+        explain: Some(Explain::NdcgRel),
         ..record(
             "ndcg_rel",
             gain::ndcg_rel,
@@ -680,6 +691,7 @@ pub static KERNELS: &[KernelRecord] = &[
         naming: Naming::Params,
         gains: true,
         discounted: true,
+        explain: Some(Explain::Rndcg),
         ..record(
             "Rndcg",
             gain::rndcg,
