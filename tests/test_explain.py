@@ -178,11 +178,13 @@ def _check_case(case_id: str, mode: str, ties: str) -> None:
             assert "no query has both" in str(err), err
             continue
         in_run = dict(zip(result.qids, result.evaluation.in_run))
+        columns = _columns(result)
         for measure in batch:
+            kernel_lines = columns[parse_requests([measure], mode)[0].measure.name]
             for index, qid in enumerate(result.qids):
                 if not in_run[qid]:
                     continue
-                values = dict(_query_lines(result, parse_requests([measure], mode)[0].measure.name, index))
+                values = {line: [column[index] for column in slots] for line, slots in kernel_lines}
                 e = explain(qrels, run, measure, qid, **kw)
                 (side,) = e.sides
                 assert list(side.values) == list(values), (measure, qid)
@@ -217,14 +219,16 @@ def _batches(measures: list[str], mode: str) -> list[list[str]]:
     return batches
 
 
-def _query_lines(result, kernel: str, index: int):
-    """(line, the core's per-query values of its slots) of `kernel`'s request, for query `index`."""
+def _columns(result) -> dict[str, list[tuple[str, list[list[float]]]]]:
+    """{kernel: [(line, the core's per-query values of each of its slots)]} of an evaluation."""
+    out: dict = {}
     slot = 0
     for request in result.requests:
         for line, slots in zip(request.lines, request.slots()):
-            if request.measure.name == kernel:
-                yield line, [result.evaluation.column(slot + i)[index] for i in range(slots)]
+            out.setdefault(request.measure.name, []).append(
+                (line, [result.evaluation.column(slot + i) for i in range(slots)]))
             slot += slots
+    return out
 
 
 @pytest.mark.parametrize("case_id, mode", EVALUATED[::7])

@@ -1,11 +1,13 @@
-//! One query's computation of a DCG-family measure, rank by rank (`trecgain explain`).
+//! One query's computation of a measure, rank by rank (`trecgain explain`): the DCG family's
+//! rows here, the other measures' from `steps`.
 //!
 //! The query is ranked, labeled and filtered (-M, -J, a measure's own judged_only) by the
 //! driver's functions, in the driver's order (`Measuring::measure_part`); its gains come from
 //! `Gains` with the kernel's gain rule, its divisors from `Discount::divisor`, and each row's
 //! sums are added term by term as the kernels add them (gain / divisor, zero gains skipped;
 //! cg_cut undiscounted), so the value at rank k is the bits the kernel gives at cutoff k.
-//! The values of the measure's lines are the kernel's own, called on the same query.
+//! The values of the measure's lines are the kernel's own, called on the same query; beside
+//! them, each line's value as the explanation computes it (`Explanation::own`).
 
 use hashbrown::{HashMap, HashSet};
 

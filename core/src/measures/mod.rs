@@ -139,7 +139,8 @@ pub enum Relevance {
     Preferences,
 }
 
-/// What `trecgain explain` shows a measure as, per rank (core/src/explain.rs).
+/// What `trecgain explain` shows a measure as, per rank (the DCG family: core/src/explain.rs;
+/// the others: core/src/steps.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Explain {
     /// dcg / ideal over the whole ranking (ndcg, ndcg_p): 0 where the ideal is 0.
