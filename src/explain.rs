@@ -62,6 +62,37 @@ fn explanation_dict<'py>(py: Python<'py>, e: &Explanation) -> PyResult<Bound<'py
         d.set_item("value", row.value)?;
         rows.append(d)?;
     }
+    let steps = PyList::empty(py);
+    for step in &e.steps {
+        let d = PyDict::new(py);
+        d.set_item("rank", step.rank)?;
+        match &step.doc {
+            Some(doc) => {
+                d.set_item("docno", PyBytes::new(py, &doc.docno))?;
+                d.set_item("score", doc.score)?;
+                d.set_item("sort_score", doc.sort_score)?;
+                d.set_item("line", doc.line)?;
+            }
+            None => {
+                for key in ["docno", "score", "sort_score", "line"] {
+                    d.set_item(key, py.None())?;
+                }
+            }
+        }
+        d.set_item("relevance", step.relevance)?;
+        d.set_item("counted", step.counted)?;
+        d.set_item("count", step.count)?;
+        d.set_item("gain", step.gain)?;
+        d.set_item("weight", step.weight)?;
+        d.set_item("term", step.term)?;
+        d.set_item("sum", step.sum)?;
+        d.set_item("value", step.value)?;
+        steps.append(d)?;
+    }
+    let parts = PyList::empty(py);
+    for p in &e.parts {
+        parts.append((p.name.as_str(), p.value))?;
+    }
     let missed = PyList::empty(py);
     for m in &e.missed {
         let d = PyDict::new(py);
@@ -90,6 +121,11 @@ fn explanation_dict<'py>(py: Python<'py>, e: &Explanation) -> PyResult<Bound<'py
     let out = PyDict::new(py);
     out.set_item("rows", rows)?;
     out.set_item("values", e.values.clone())?;
+    out.set_item("own", e.own.clone())?;
+    out.set_item("steps", steps)?;
+    out.set_item("parts", parts)?;
+    out.set_item("formula", e.formula.as_str())?;
+    out.set_item("columns", e.columns.clone())?;
     out.set_item("missed", missed)?;
     out.set_item("ties", ties)?;
     out.set_item("ranked", e.ranked)?;

@@ -10,7 +10,7 @@ use trecgain_core::options::Summary;
 /// when the registry is first imported).
 #[pyfunction]
 pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
-    use trecgain_core::measures::{Explain, Naming, ParamKind, ParamType, Relevance, Value, KERNELS};
+    use trecgain_core::measures::{Naming, ParamKind, ParamType, Relevance, Value, KERNELS};
     let out = PyList::empty(py);
     for k in KERNELS {
         let d = PyDict::new(py);
@@ -61,14 +61,14 @@ pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("discounted", k.discounted)?;
         d.set_item("rank_order", k.rank_order)?;
         d.set_item("lower_is_better", k.lower_is_better)?;
-        let explain = k.explain.map(|e| match e {
-            Explain::Ndcg => "Ndcg",
-            Explain::NdcgCut => "NdcgCut",
-            Explain::Dcg => "Dcg",
-            Explain::Ideal => "Ideal",
-            Explain::Cg => "Cg",
-        });
+        let explain = k.explain.map(|e| e.name());
         d.set_item("explain", explain)?;
+        d.set_item(
+            "unexplained",
+            k.explain
+                .is_none()
+                .then(|| trecgain_core::explain::refusal(k)),
+        )?;
         d.set_item("ir_measures", k.ir_measures.to_vec())?;
         d.set_item("ir_params", k.ir_params.to_vec())?;
         d.set_item("default_cutoffs", k.default_cutoffs.to_vec())?;

@@ -95,7 +95,8 @@ class _KernelRecord(TypedDict):
     discounted: bool
     rank_order: bool
     lower_is_better: bool
-    explain: Literal["Ndcg", "NdcgCut", "Dcg", "Ideal", "Cg"] | None
+    explain: str | None  # the shape (trecgain_core::measures::Explain::name), None: not shown
+    unexplained: str | None  # why explain does not show it (one line), None: it does
     ir_measures: list[str]
     ir_params: list[str]
     default_cutoffs: list[int]
@@ -141,11 +142,33 @@ class _TieGroup(TypedDict):
     sort_score: float
     docs: list[_Tied]
 
+class _Step(TypedDict):
+    """One rank of a measure outside the DCG family (trecgain_core::steps::Step)."""
+
+    rank: int
+    docno: bytes | None
+    score: float | None
+    sort_score: float | None
+    line: int | None
+    relevance: float
+    counted: bool
+    count: int
+    gain: float | None
+    weight: float | None
+    term: float | None
+    sum: float
+    value: float | None
+
 class _Explanation(TypedDict):
     """`explain`'s answer (trecgain_core::explain::Explanation as a dict)."""
 
     rows: list[_ExplainedRow]
+    steps: list[_Step]
+    parts: list[tuple[str, float]]
+    formula: str
+    columns: list[tuple[str, str]]
     values: list[float]
+    own: list[float]
     missed: list[_Missed]
     ties: list[_TieGroup]
     ranked: int

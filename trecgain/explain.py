@@ -1,18 +1,20 @@
-"""`trecgain explain`: one query's computation of a DCG-family measure, rank by rank.
+"""`trecgain explain`: one query's computation of a measure, rank by rank.
 
 `explain(qrels, run, measure, query, **options)` returns an `Explanation` (data; the library
-never prints): per rank the ranked document, its grade, gain, discount (the divisor), what it
-adds and the DCG so far, the ideal ranking's grade, what it adds and the ideal DCG so far, and
-the measure there; the value of each of the measure's lines, named as the evaluation names
-them; the judged documents the ranking misses; and the runs of tied scores that trec_eval's
-docno rule ordered.  Every number comes from the core (core/src/explain.rs), which ranks and
-labels the query with the evaluation's own functions and takes the lines' values from the
-kernels: they are the evaluation's, bit for bit.  trecgain.cli.explain is the command.
+never prints).  For the DCG family, per rank the ranked document, its grade, gain, discount (the
+divisor), what it adds and the DCG so far, the ideal ranking's grade, what it adds and the ideal
+DCG so far, and the measure there.  For the other measures (core/src/steps.rs), per rank the
+columns the measure's formula has (whether the document counts, how many have so far, the term it
+adds, the running sum, the measure there), the counts that enter it (R, retrieved, ...) and the
+formula.  Then the value of each of the measure's lines, named as the evaluation names them (the
+kernel's, and the explanation's own from its rows: both the evaluation's, bit for bit); the judged
+documents the ranking misses; and the runs of tied scores that trec_eval's docno rule ordered
+(for a cutoff measure, those that reach its largest cutoff).  trecgain.cli.explain is the command.
 """
 
 from __future__ import annotations
 
-from . import _core, check
+from . import _core, check, kernels
 from .discounts import TREC_EVAL
 from .errors import TrecgainError
 from .evaluate import Evaluator
@@ -24,20 +26,23 @@ from .record import Record
 #: The measures explain shows (their records say how: `Measure.explain`), and the ir_measures
 #: names that reach them.
 SUPPORTED = tuple(m.name for m in REGISTRY if m.explain)
-_IR_NAMES = [n for m in REGISTRY if m.explain for n in m.ir_measures]
-SUPPORTED_TEXT = (f"{', '.join(SUPPORTED[:-1])} and {SUPPORTED[-1]} (and the ir_measures names "
-                  f"{', '.join(_IR_NAMES[:-1])} and {_IR_NAMES[-1]})")
-#: What each explain shape's value column is.
+#: Why explain does not show each of the others (the core's one line per record).
+REFUSALS = {r["name"]: r["unexplained"] for r in kernels.RECORDS if r.get("unexplained")}
+SUPPORTED_TEXT = (f"every measure of graded qrels (their ir_measures names too) but "
+                  f"{', '.join(n for n in REFUSALS if BY_NAME[n].relevance in ('qrels', 'any'))}")
+#: What each DCG-family shape's value column is (the other shapes' columns come from the core).
 _VALUE = {"Ndcg": "nDCG", "NdcgCut": "nDCG", "Dcg": "DCG", "Ideal": "IDCG", "Cg": "CG"}
 
 
 class Side(Record):
     """One way of computing the measure: a name (`given`: with the options given; `default`: the
     same without --global-gains and --discount, linear gains and log2 as trec_eval has them),
-    the gains and discount it used, the value of each line ({line name: value}), and the core's
-    rows."""
+    the gains and discount it used, the value of each line ({line name: value}), the core's
+    rows, and each line's value as the explanation computes it from its rows and counts (`own`;
+    `own_slots`: every value slot, relstring's characters), and the counts that entered it
+    (`parts`: [(name, value)], the measures outside the DCG family)."""
 
-    __slots__ = ("name", "gains", "discount", "values", "rows")
+    __slots__ = ("name", "gains", "discount", "values", "rows", "own", "own_slots", "parts")
 
 
 class Explanation(Record):
@@ -46,7 +51,12 @@ class Explanation(Record):
     given; `rows`, `missed` and `ties` are the core's, per side for the rows."""
 
     __slots__ = ("measure", "kernel", "query", "qrels", "run", "options", "lines", "cutoffs", "sides",
-                 "missed", "ties", "counts", "warnings")
+                 "missed", "ties", "counts", "warnings", "formula", "parts", "columns")
+
+    @property
+    def dcg(self) -> bool:
+        """Whether it is a DCG-family explanation (rows with the ideal ranking beside)."""
+        return BY_NAME[self.kernel].explain in _VALUE
 
     def to_dict(self) -> dict:
         """The explanation as plain JSON-ready data (docnos as text, grades as numbers or
@@ -54,15 +64,19 @@ class Explanation(Record):
         rows = []
         first = self.sides[0].rows
         for i, row in enumerate(first):
+            cells = _cells if self.dcg else self._step_cells
             rows.append({"rank": row["rank"], "docno": _docno(row["docno"]), "score": row["score"],
                          "sort_score": row["sort_score"], "grade": _grade(row),
-                         "sides": [_cells(side.rows[i]) for side in self.sides]})
+                         "sides": [cells(side.rows[i]) for side in self.sides]})
         return {
             "measure": self.measure, "kernel": self.kernel, "query": self.query, "qrels": self.qrels,
             "run": self.run, "options": dict(self.options),
             "sides": [{"name": s.name, "gains": s.gains, "discount": s.discount,
-                       "values": [{"line": line, "cutoff": k, "value": s.values[line]}
+                       "parts": [{"name": n, "value": v} for n, v in s.parts],
+                       "values": [{"line": line, "cutoff": k, "value": s.values[line], "explained": s.own[line]}
                                   for line, k in zip(self.lines, self.cutoffs)]} for s in self.sides],
+            "formula": self.formula, "parts": [{"name": n, "value": v} for n, v in self.parts],
+            "columns": [key for key, _ in self.columns],
             "rows": rows,
             "missed": [{"docno": _docno(m["docno"]), "grade": _number(m["grade"]), "gain": m["gain"],
                         "ranked_at": m["ranked_at"]} for m in self.missed],
@@ -73,6 +87,9 @@ class Explanation(Record):
             "counts": dict(self.counts),
             "warnings": list(self.warnings),
         }
+
+    def _step_cells(self, step: dict) -> dict:
+        return {key: step[key] for key, _ in self.columns}
 
     def to_json(self) -> str:
         """to_dict() as JSON (NaN and the infinities null, as in --format json)."""
@@ -130,6 +147,8 @@ def parse_measure(measure: object, compat: str = "10"):
         raise TrecgainError(f"explain's measure must be a measure name such as 'ndcg_cut.10', not "
                             f"{check.show(measure)}")
     requests = parse_requests([measure], compat)
+    if len(requests) == 1 and not requests[0].measure.explain and requests[0].measure.name in REFUSALS:
+        raise TrecgainError(REFUSALS[requests[0].measure.name])
     if len(requests) != 1 or not requests[0].measure.explain:
         raise TrecgainError(f"explain shows {SUPPORTED_TEXT}, not '{measure}'")
     return requests[0]
@@ -169,7 +188,8 @@ def explain_options(qrels, run, measure: str, query, options: EvaluationOptions)
     core_run = evaluator.read_run(run)
     options = evaluator.options
     sides = [("given", options)]
-    if options.global_gains is not None or options.discount != TREC_EVAL:
+    changes = request.measure.gains or request.measure.discounted
+    if changes and (options.global_gains is not None or options.discount != TREC_EVAL):
         # the same measure as trec_eval computes it: linear gains, log2
         sides.insert(0, ("default", options.replace(global_gains=None, discount=TREC_EVAL)))
     to_core = request.to_core()
@@ -180,16 +200,21 @@ def explain_options(qrels, run, measure: str, query, options: EvaluationOptions)
     results = [run_core(ev, 0) for _, ev in sides]
     longest = max(len(r["rows"]) for r in results)
     results = [r if len(r["rows"]) == longest else run_core(ev, longest) for r, (_, ev) in zip(results, sides)]
+    for r in results:
+        if not r["rows"]:  # the other measures' rows
+            r["rows"] = r["steps"]
     lines = list(request.lines)
     cutoffs = list(request.params.cutoffs) if request.params.cutoffs else [None] * len(lines)
     out_sides = [Side(name, _gains_text(ev, request), _discount_text(ev, request), dict(zip(lines, r["values"])),
-                      r["rows"]) for (name, ev), r in zip(sides, results)]
+                      r["rows"], dict(zip(lines, r["own"])), list(r["own"]), list(r["parts"]))
+                 for (name, ev), r in zip(sides, results)]
     last = results[-1]
     warnings = list(dict.fromkeys(w for r in results for w in r["warnings"]))
     return Explanation(measure, request.measure.name, _docno(qid), evaluator.qrels.source, core_run.source,
                        _options_of(options), lines, cutoffs, out_sides, last["missed"],
                        last["ties"], {"ranked": last["ranked"], "judged": last["judged"],
-                                      "ideal": [r["ideal"] for r in results]}, warnings)
+                                      "ideal": [r["ideal"] for r in results]}, warnings, last["formula"],
+                       list(last["parts"]), list(last["columns"]))
 
 
 def _gains_text(options, request) -> str:
@@ -262,6 +287,62 @@ def _text(e: Explanation) -> str:
     opts += [f"--compat {o['compat']}"] + (["--exact-ideal"] if o["exact_ideal"] else [])
     opts += ["--fractional-grades"] if o["fractional_grades"] else []
     out.append("options: " + " ".join(opts))
+    out.extend(_dcg_table(e, d) if e.dcg else _steps_table(e, d))
+    two = len(d["sides"]) > 1
+    names = [v["line"] for v in d["sides"][0]["values"]]
+    width = max(len(n) for n in names)
+    for i, name in enumerate(names):
+        cells = [f"{s['values'][i]['value']:.4f} ({s['values'][i]['value']!r})" for s in d["sides"]]
+        if two:
+            cells = [f"{s['name']} {c}" for s, c in zip(d["sides"], cells)]
+        out.append(f"{name.ljust(width)}  " + "   ".join(cells))
+    out.append("")
+    level = o["relevance_level"]
+    by_gain = e.dcg or BY_NAME[e.kernel].gains
+    counted = f"grade >= {level}, or a positive gain" if by_gain else f"grade >= {level}"
+    if d["missed"]:
+        out.append(f"judged documents the ranking misses ({counted}): {len(d['missed'])}")
+        rows = []
+        for m in d["missed"]:
+            note = ""
+            if m["ranked_at"] is not None:
+                note = f"the run ranks it {m['ranked_at']}, past -M {o['max_docs']}"
+            rows.append([m["docno"], _plain(m["grade"])] + ([_gain(m["gain"])] if by_gain else []) + [note])
+        header = ["docno", "grade"] + (["gain"] if by_gain else []) + [""]
+        out.extend("  " + line for line in aligned(header, rows, left={0, len(header) - 1}))
+    else:
+        out.append(f"judged documents the ranking misses ({counted}): none")
+    out.append("")
+    if d["ties"]:
+        rule = " (equal as float32: --compat 9)" if o["compat"] == "9" else ""
+        how = {"docno": "ordered by docno descending as trec_eval does",
+               "average": "each document given its group's mean gain (--ties average)",
+               "rank": "ordered by the rank column (--ties rank), not by score"}[o["ties"]]
+        out.append(f"tied scores{rule}, {how}: {len(d['ties'])} group{'s' if len(d['ties']) > 1 else ''}")
+        dropped = "dropped by -J" if o["judged_only"] else "dropped (judged_only)"
+        for t in d["ties"]:
+            differ = len({doc["score"] for doc in t["documents"]}) > 1
+            members = []
+            for doc in t["documents"]:
+                if doc["evaluated_rank"] is None:
+                    past = o["max_docs"] is not None and doc["rank"] > o["max_docs"]
+                    where = f"rank {doc['rank']}, {'past -M' if past else dropped}"
+                elif doc["evaluated_rank"] != doc["rank"]:
+                    where = f"rank {doc['evaluated_rank']}, {doc['rank']} before -J"
+                else:
+                    where = f"rank {doc['rank']}"
+                if differ:
+                    where += f", score {doc['score']!r}"
+                members.append(f"{doc['docno']} ({where})")
+            out.append(f"  score {t['score']!r}: " + ", ".join(members))
+    else:
+        out.append("tied scores: none")
+    return "\n".join(out) + "\n"
+
+
+def _dcg_table(e: Explanation, d: dict) -> list[str]:
+    """The DCG family's header and rows: each side's gains and discount beside the ideal ranking."""
+    out = []
     counts = d["counts"]
     ideal = " / ".join(str(n) for n in dict.fromkeys(counts["ideal"]))
     out.append(f"{counts['ranked']} documents ranked, {counts['judged']} judged; the ideal ranking: {ideal} of them "
@@ -294,49 +375,47 @@ def _text(e: Explanation) -> str:
     if not d["rows"]:
         out.append("(no rows: nothing ranked, and no ideal ranking)")
         out.append("")
-    names = [v["line"] for v in d["sides"][0]["values"]]
-    width = max(len(n) for n in names)
-    for i, name in enumerate(names):
-        cells = [f"{s['values'][i]['value']:.4f} ({s['values'][i]['value']!r})" for s in d["sides"]]
-        if two:
-            cells = [f"{s['name']} {c}" for s, c in zip(d["sides"], cells)]
-        out.append(f"{name.ljust(width)}  " + "   ".join(cells))
-    out.append("")
-    level = o["relevance_level"]
-    if d["missed"]:
-        out.append(f"judged documents the ranking misses (grade >= {level}, or a positive gain): {len(d['missed'])}")
-        rows = []
-        for m in d["missed"]:
-            note = ""
-            if m["ranked_at"] is not None:
-                note = f"the run ranks it {m['ranked_at']}, past -M {o['max_docs']}"
-            rows.append([m["docno"], _plain(m["grade"]), _gain(m["gain"]), note])
-        out.extend("  " + line for line in aligned(["docno", "grade", "gain", ""], rows, left={0, 3}))
+    return out
+
+
+#: The text cell of each of the other measures' step columns.
+_STEP_TEXT = {"counted": lambda x: "*" if x else "", "count": str, "gain": _gain, "weight": _f4, "term": _f4,
+              "sum": _f4, "value": _f4}
+
+
+def _step_text(key: str, title: str, x) -> str:
+    if x is None:
+        return ""
+    if title == "character":  # relstring's: the character code
+        return chr(int(x))
+    return _STEP_TEXT[key](x)
+
+
+def _steps_table(e: Explanation, d: dict) -> list[str]:
+    """The other measures' header (formula, the counts that enter it) and rows."""
+    counts = d["counts"]
+    out = [f"{counts['ranked']} documents ranked, {counts['judged']} judged", f"formula: {e.formula}"]
+    if len(d["sides"]) == 1:
+        out.extend(f"  {part['name']}: {_plain(part['value'])}" for part in d["parts"])
     else:
-        out.append(f"judged documents the ranking misses (grade >= {level}, or a positive gain): none")
+        for s in d["sides"]:
+            out.append(f"{_SIDE[s['name']]}: gains {_describe_gains(s['gains'])}")
+            out.extend(f"  {part['name']}: {_plain(part['value'])}" for part in s["parts"])
     out.append("")
-    if d["ties"]:
-        rule = " (equal as float32: --compat 9)" if o["compat"] == "9" else ""
-        how = {"docno": "ordered by docno descending as trec_eval does",
-               "average": "each document given its group's mean gain (--ties average)",
-               "rank": "ordered by the rank column (--ties rank), not by score"}[o["ties"]]
-        out.append(f"tied scores{rule}, {how}: {len(d['ties'])} group{'s' if len(d['ties']) > 1 else ''}")
-        dropped = "dropped by -J" if o["judged_only"] else "dropped (judged_only)"
-        for t in d["ties"]:
-            differ = len({doc["score"] for doc in t["documents"]}) > 1
-            members = []
-            for doc in t["documents"]:
-                if doc["evaluated_rank"] is None:
-                    past = o["max_docs"] is not None and doc["rank"] > o["max_docs"]
-                    where = f"rank {doc['rank']}, {'past -M' if past else dropped}"
-                elif doc["evaluated_rank"] != doc["rank"]:
-                    where = f"rank {doc['evaluated_rank']}, {doc['rank']} before -J"
-                else:
-                    where = f"rank {doc['rank']}"
-                if differ:
-                    where += f", score {doc['score']!r}"
-                members.append(f"{doc['docno']} ({where})")
-            out.append(f"  score {t['score']!r}: " + ", ".join(members))
-    else:
-        out.append("tied scores: none")
-    return "\n".join(out) + "\n"
+    header = ["rank", "docno", "score", "grade"]
+    side_header = [title for _, title in e.columns]
+    rows = []
+    for r in d["rows"]:
+        cells = [str(r["rank"]), r["docno"] or "", _score(r["score"]), _plain(r["grade"])]
+        for c in r["sides"]:
+            cells += [_step_text(key, title, c[key]) for key, title in e.columns]
+        rows.append(cells)
+    two = len(d["sides"]) > 1
+    out.extend(aligned(header + side_header * len(d["sides"]), rows, left={1},
+                       groups=[len(header)] + [len(side_header)] * len(d["sides"]) if two else None,
+                       titles=[""] + [f"{_SIDE[s['name']]}: gains {s['gains']}" for s in d["sides"]] if two else None))
+    out.append("")
+    if not d["rows"]:
+        out.append("(no rows: nothing ranked)")
+        out.append("")
+    return out

@@ -1,11 +1,13 @@
-//! One query's computation of a DCG-family measure, rank by rank (`trecgain explain`).
+//! One query's computation of a measure, rank by rank (`trecgain explain`): the DCG family's
+//! rows here, the other measures' from `steps`.
 //!
 //! The query is ranked, labeled and filtered (-M, -J, a measure's own judged_only) by the
 //! driver's functions, in the driver's order (`Measuring::measure_part`); its gains come from
 //! `Gains` with the kernel's gain rule, its divisors from `Discount::divisor`, and each row's
 //! sums are added term by term as the kernels add them (gain / divisor, zero gains skipped;
 //! cg_cut undiscounted), so the value at rank k is the bits the kernel gives at cutoff k.
-//! The values of the measure's lines are the kernel's own, called on the same query.
+//! The values of the measure's lines are the kernel's own, called on the same query; beside
+//! them, each line's value as the explanation computes it (`Explanation::own`).
 
 use hashbrown::{HashMap, HashSet};
 
@@ -14,10 +16,11 @@ use crate::label::{judged_grades, only_judged, prepare_query};
 use crate::measures::gain::ranked_gains;
 use crate::measures::gains::{GainRule, Gains};
 use crate::measures::precision::Tally;
-use crate::measures::{kernel, Explain as Shape, KernelRecord, Notes, Query, KERNELS};
-use crate::options::{Compat, Discount, GainSpec, Options, Request, Ties};
+use crate::measures::{kernel, Explain as Shape, KernelRecord, Notes, Query, Relevance, KERNELS};
+use crate::options::{Compat, Discount, GainSpec, Options, Request, Summary, Ties};
 use crate::rank::{rank_query, sort_score, text, tie_groups, tie_runs, Grouping};
 use crate::read::{Qrels, Run};
+use crate::steps::{walk as walk_steps, Part, Step};
 
 /// The measures explain can show: those whose record says how (`KernelRecord::explain`).
 pub fn supported() -> Vec<&'static str> {
@@ -102,9 +105,21 @@ pub struct TieGroup {
 /// One query's computation of one measure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Explanation {
+    /// The DCG family's rows (empty for the other measures).
     pub rows: Vec<Row>,
+    /// The other measures' rows, the ranks that matter (empty for the DCG family).
+    pub steps: Vec<Step>,
+    /// The counts that enter the measure (the other measures).
+    pub parts: Vec<Part>,
+    /// The measure's formula, its parts named (the other measures).
+    pub formula: String,
+    /// The columns of `steps` that say something for this measure: (field, title).
+    pub columns: Vec<(&'static str, &'static str)>,
     /// The kernel's value for each of the request's lines (one per cutoff).
     pub values: Vec<f64>,
+    /// Each line's value as the explanation computes it from its own rows and parts: the
+    /// rows' value at the line's cutoff (the DCG family), the walkthrough's otherwise.
+    pub own: Vec<f64>,
     pub missed: Vec<Missed>,
     pub ties: Vec<TieGroup>,
     /// Documents in the evaluated ranking.
@@ -211,40 +226,100 @@ pub fn explain(
     let mut values = vec![0.0; record.lines(request)];
     (record.compute)(&query_seen, request, options, &mut notes, &mut values)?;
 
-    // the gains and the discount the kernel used
-    let exponential = GainSpec::exponential();
-    let rule = gain_rule(request, options, &exponential);
-    let gains = Gains::new(&query_seen, &rule, options.relevance_level, &mut notes)?;
-    let walk = Walk {
-        run,
-        compat: options.compat,
-        shape,
-        discount: (shape != Shape::Cg).then_some(options.discount),
-        keep_dcg: GainRule::is_default(request.gains.as_ref(), options),
-        gains: &gains,
-        judged: &judged,
+    let doc_at = |row: usize| Doc {
+        docno: run.docnos.get(row).to_vec(),
+        score: run.scores[row],
+        sort_score: sort_score(run.scores[row], options.compat),
+        line: run.lines[row],
     };
-
-    let ranked = query_seen.ranked;
-    let per_rank = ranked_gains(&query_seen, &gains); // averaged over tie groups with --ties average
-    let mut count = ranked.len().max(gains.num_ideal()).max(min_rows);
-    if let Some(&largest) = request.cutoffs.last() {
-        count = count.min(largest);
-    }
-    let out_rows = walk.rows(ranked, &rows, &per_rank, count);
-
-    let mut warnings = run.warnings.clone();
-    warnings.extend(notes.warnings);
-    Ok(Explanation {
-        rows: out_rows,
+    let by_gain = shape.is_dcg() || record.gains;
+    let exponential = GainSpec::exponential();
+    let rule = if by_gain {
+        gain_rule(request, options, &exponential)
+    } else {
+        GainRule::TREC_EVAL
+    };
+    let gains = Gains::new(&query_seen, &rule, options.relevance_level, &mut notes)?;
+    let mut explanation = Explanation {
+        rows: Vec::new(),
+        steps: Vec::new(),
+        parts: Vec::new(),
+        formula: String::new(),
+        columns: Vec::new(),
         values,
-        missed: missed(qrels, run, query, &rows, &whole_ranking, &gains, options),
-        ties: ties(run, &whole_ranking, &rows, options),
-        ranked: ranked.len(),
+        own: Vec::new(),
+        missed: missed(
+            qrels,
+            run,
+            query,
+            &rows,
+            &whole_ranking,
+            &gains,
+            |grade, gain| (by_gain && gain > 0.0) || grade >= options.relevance_level,
+        ),
+        ties: Vec::new(),
+        ranked: query_seen.ranked.len(),
         ideal: gains.num_ideal(),
         judged: judged.len(),
-        warnings,
-    })
+        warnings: Vec::new(),
+    };
+    let limit = if shape.is_dcg() {
+        // the gains and the discount the kernel used
+        let walk = Walk {
+            run,
+            compat: options.compat,
+            shape,
+            discount: (shape != Shape::Cg).then_some(options.discount),
+            keep_dcg: GainRule::is_default(request.gains.as_ref(), options),
+            gains: &gains,
+            judged: &judged,
+        };
+        let ranked = query_seen.ranked;
+        let per_rank = ranked_gains(&query_seen, &gains); // averaged over tie groups with --ties average
+        let mut count = ranked.len().max(gains.num_ideal()).max(min_rows);
+        if let Some(&largest) = request.cutoffs.last() {
+            count = count.min(largest);
+        }
+        let out_rows = walk.rows(ranked, &rows, &per_rank, count);
+        explanation.own = cutoffs_or_whole(request, record)
+            .map(|k| {
+                let at = k.min(out_rows.len());
+                if at == 0 {
+                    0.0
+                } else {
+                    out_rows[at - 1].value
+                }
+            })
+            .collect();
+        explanation.rows = out_rows;
+        request.cutoffs.last().copied()
+    } else {
+        let w = walk_steps(shape, &query_seen, request, options, &mut notes)?;
+        let mut steps = w.steps;
+        let whole = steps.len();
+        steps.truncate(w.shown);
+        for (step, &row) in steps.iter_mut().zip(&rows) {
+            step.doc = Some(doc_at(row));
+        }
+        explanation.steps = steps;
+        explanation.own = w.own;
+        explanation.parts = w.parts;
+        explanation.formula = w.formula;
+        explanation.columns = w.columns;
+        (w.shown < whole).then_some(w.shown)
+    };
+    explanation.ties = ties(run, &whole_ranking, &rows, options, limit);
+    explanation.warnings = run.warnings.clone();
+    explanation.warnings.extend(notes.warnings);
+    Ok(explanation)
+}
+
+/// A line's cutoff per line: the request's cutoffs, or the whole ranking (usize::MAX) for
+/// each line of a measure without.
+fn cutoffs_or_whole(request: &Request, record: &KernelRecord) -> impl Iterator<Item = usize> {
+    let lines = record.lines(request);
+    let cutoffs = request.cutoffs.clone();
+    (0..lines).map(move |i| cutoffs.get(i).copied().unwrap_or(usize::MAX))
 }
 
 /// What the rows of an explanation are made from: the run (its documents), the kernel's gains
@@ -317,8 +392,8 @@ impl Walk<'_> {
                 Shape::NdcgCut if ideal_dcg > 0.0 => dcg / ideal_dcg,
                 Shape::NdcgCut if self.keep_dcg => dcg,
                 Shape::NdcgCut => 0.0,
-                Shape::Dcg | Shape::Cg => dcg,
                 Shape::Ideal => ideal_dcg,
+                _ => dcg, // Dcg, Cg (the other shapes are not walked here)
             };
             out_rows.push(Row {
                 rank: i + 1,
@@ -344,11 +419,32 @@ fn explained(request: &Request) -> Result<(&'static KernelRecord, Shape)> {
     let record = kernel(&request.kernel);
     match (record, record.and_then(|k| k.explain)) {
         (Some(record), Some(shape)) => Ok((record, shape)),
+        (Some(record), None) => Err(Error::new(refusal(record))),
         _ => Err(Error::new(format!(
             "explain shows {}, not '{}'",
             supported().join(", "),
             request.kernel
         ))),
+    }
+}
+
+/// Why explain does not show a measure its record leaves without a shape (one line).
+pub fn refusal(record: &KernelRecord) -> String {
+    let name = record.name;
+    match (record.relevance, record.summary) {
+        (Relevance::Preferences, _) => format!(
+            "explain does not show '{name}': it reads preferences (-R prefs or qrels_prefs), and explain reads graded qrels only"
+        ),
+        (Relevance::Subtopics, _) => format!(
+            "explain does not show '{name}': it reads subtopic judgments (-R subtopics), and explain reads graded qrels only"
+        ),
+        (Relevance::Groups, _) => format!(
+            "explain does not show '{name}': it reads judgment groups (-R qrels_jg), and explain reads graded qrels only"
+        ),
+        (_, Summary::Tag | Summary::Count) => format!(
+            "explain does not show '{name}': it has no per-query computation (its summary line names the run or counts the queries)"
+        ),
+        _ => format!("explain does not show '{name}'"),
     }
 }
 
@@ -444,8 +540,8 @@ fn after_walk(judged: &[f64], gains: &Gains) -> Vec<f64> {
     out
 }
 
-/// The judged documents the evaluated ranking lacks that count: a positive gain, or a grade
-/// at the relevance level; highest grade first, then docno.
+/// The judged documents the evaluated ranking lacks that count (`counts(grade, gain)`: a
+/// positive gain, or a grade at the relevance level); highest grade first, then docno.
 fn missed(
     qrels: &Qrels,
     run: &Run,
@@ -453,15 +549,14 @@ fn missed(
     rows: &[usize],
     whole_ranking: &[usize],
     gains: &Gains,
-    options: &Options,
+    counts: impl Fn(f64, f64) -> bool,
 ) -> Vec<Missed> {
     let retrieved: HashSet<&[u8]> = rows.iter().map(|&r| run.docnos.get(r)).collect();
     let mut out: Vec<Missed> = (qrels.offsets[query]..qrels.offsets[query + 1])
         .filter_map(|j| {
             let (docno, grade) = (qrels.docnos.get(j), qrels.grades[j]);
             let gain = gains.ranked(grade);
-            let counts = grade >= 0.0 && (gain > 0.0 || grade >= options.relevance_level);
-            (counts && !retrieved.contains(docno)).then(|| Missed {
+            (grade >= 0.0 && counts(grade, gain) && !retrieved.contains(docno)).then(|| Missed {
                 docno: docno.to_vec(),
                 grade,
                 gain,
@@ -476,8 +571,15 @@ fn missed(
     out
 }
 
-/// Runs of equal scores (as ranked) in the whole ranking, which the docno rule ordered.
-fn ties(run: &Run, whole_ranking: &[usize], rows: &[usize], options: &Options) -> Vec<TieGroup> {
+/// Runs of equal scores (as ranked) in the whole ranking, which the docno rule ordered; with a
+/// `limit` (the largest cutoff), only those that reach a rank up to it.
+fn ties(
+    run: &Run,
+    whole_ranking: &[usize],
+    rows: &[usize],
+    options: &Options,
+    limit: Option<usize>,
+) -> Vec<TieGroup> {
     let evaluated: HashMap<usize, usize> =
         rows.iter().enumerate().map(|(i, &r)| (r, i + 1)).collect();
     tie_runs(whole_ranking, run, options.compat)
@@ -495,6 +597,15 @@ fn ties(run: &Run, whole_ranking: &[usize], rows: &[usize], options: &Options) -
                     }
                 })
                 .collect(),
+        })
+        .filter(|group: &TieGroup| {
+            limit.is_none_or(|limit| {
+                group
+                    .docs
+                    .iter()
+                    .filter_map(|d| d.evaluated_rank)
+                    .any(|rank| rank <= limit)
+            })
         })
         .collect()
 }
@@ -722,10 +833,8 @@ mod tests {
         }
     }
 
-    /// 60 queries of up to 40 documents, grades -1..4, many ties: at every cutoff, and at the
-    /// end for the whole-ranking measures, the rows' value is the evaluation's, bit for bit.
-    #[test]
-    fn rows_match_the_evaluation_on_many_queries() {
+    /// 60 queries of up to 40 documents, grades -1..4, many ties.
+    fn many_queries() -> (Qrels, Run) {
         let (mut judgments, mut lines) = (Vec::new(), Vec::new());
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = || {
@@ -764,6 +873,64 @@ mod tests {
             Vec::<Vec<u8>>::new(),
         )
         .unwrap();
+        (q, r)
+    }
+
+    /// Every measure explain shows outside the DCG family, with its default parameters: the
+    /// values it computes from its own rows and counts are the evaluation's, bit for bit.
+    #[test]
+    fn every_shape_computes_the_evaluations_values() {
+        let (q, r) = many_queries();
+        let variants = [
+            Options::default(),
+            Options {
+                judged_only: true,
+                max_docs: Some(7),
+                relevance_level: 2.0,
+                ..Options::default()
+            },
+            Options {
+                compat: Compat::Nine,
+                relevance_level: 0.0,
+                ..Options::default()
+            },
+        ];
+        let records = KERNELS
+            .iter()
+            .filter(|k| k.explain.is_some_and(|e| !e.is_dcg()));
+        let mut checked = 0;
+        for k in records {
+            let mut req = request(k.name, k.default_cutoffs);
+            if k.params == crate::measures::ParamKind::Points {
+                req.params = k.default_numbers.to_vec();
+            }
+            for options in &variants {
+                let evaluated = evaluate(&q, &r, std::slice::from_ref(&req), options).unwrap();
+                for query in 0..q.qids.len() {
+                    let e = explain(&q, &r, &req, options, query, 0).unwrap();
+                    assert_eq!(e.own.len(), evaluated.width, "{}", k.name);
+                    for (slot, own) in e.own.iter().enumerate() {
+                        let kernel = evaluated.value(query, slot);
+                        assert_eq!(
+                            own.to_bits(),
+                            kernel.to_bits(),
+                            "{} query {query} {options:?}",
+                            k.name
+                        );
+                        assert_eq!(e.values[slot].to_bits(), kernel.to_bits());
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
+    /// 60 queries of up to 40 documents, grades -1..4, many ties: at every cutoff, and at the
+    /// end for the whole-ranking measures, the rows' value is the evaluation's, bit for bit.
+    #[test]
+    fn rows_match_the_evaluation_on_many_queries() {
+        let (q, r) = many_queries();
         let variants = [
             Options::default(),
             Options {
@@ -927,9 +1094,21 @@ mod tests {
     #[test]
     fn unknown_queries_and_measures_are_refused() {
         let (q, r) = worked();
-        let err = explain(&q, &r, &request("map", &[]), &Options::default(), 0, 0).unwrap_err();
+        let err = explain(&q, &r, &request("num_q", &[]), &Options::default(), 0, 0).unwrap_err();
+        assert!(err.message.contains("'num_q'"), "{err}");
+        let err = explain(
+            &q,
+            &r,
+            &request("prefs_simp", &[]),
+            &Options::default(),
+            0,
+            0,
+        )
+        .unwrap_err();
+        assert!(err.message.contains("-R prefs"), "{err}");
+        let err = explain(&q, &r, &request("nope", &[]), &Options::default(), 0, 0).unwrap_err();
         assert!(
-            err.message.contains("ndcg_cut") && err.message.contains("'map'"),
+            err.message.contains("ndcg_cut") && err.message.contains("'nope'"),
             "{err}"
         );
         let err = query_index(&q, &r, b"2").unwrap_err();

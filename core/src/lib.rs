@@ -15,5 +15,6 @@ pub mod printf;
 pub mod rank;
 pub mod read;
 pub mod relations;
+pub mod steps;
 pub mod summary;
 pub mod zscores;

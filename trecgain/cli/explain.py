@@ -18,15 +18,18 @@ from .declare import TEXT, TrecgainCommand, Words, evaluation_options, files_arg
 USAGE = ("usage: trecgain explain -m MEASURE [-m MEASURE ...] --query QID [-l L] [-J] [-M M] [--compat 10|9] "
          "[--global-gains SPEC] [--discount SPEC] [--exact-ideal] [--fractional-grades] [--ties RULE] "
          "[--format text|json] QRELS RUN")
-HELP = """Show one query's computation of a DCG-family measure rank by rank: each ranked document's score,
-grade ('unjudged': judged negative; '-': not in the qrels), gain, discount (the divisor, log2(rank + 1)
+HELP = """Show one query's computation of a measure rank by rank. For the DCG family: each ranked document's
+score, grade ('unjudged': judged negative; '-': not in the qrels), gain, discount (the divisor, log2(rank + 1)
 by default), what it adds and the DCG so far; the ideal ranking's grade, what it adds and the ideal DCG
-so far; and the measure at that rank. Rows go on past the ranking while the ideal ranking has
-documents, and stop at a cutoff measure's largest cutoff. Then each line's value as the evaluation
-prints it (and in full precision), the judged documents the ranking misses, and the runs of tied
-scores trec_eval's rule (score descending, then docno descending) ordered. The numbers are the
-evaluation's, bit for bit.  With --global-gains or --discount, trec_eval's default and the given
-computation are shown side by side.
+so far; and the measure at that rank (rows go on past the ranking while the ideal ranking has
+documents). For the other measures: the formula, the counts that enter it (R, retrieved, ...), and per
+rank the columns the formula has (whether the document counts, how many have so far, the term it adds,
+the running sum, the measure there). Rows stop at a cutoff measure's largest cutoff. Then each line's
+value as the evaluation prints it (and in full precision), the judged documents the ranking misses,
+and the runs of tied scores trec_eval's rule (score descending, then docno descending) ordered (for a
+cutoff measure, those reaching its largest cutoff). The numbers are the evaluation's, bit for bit.
+With --global-gains or --discount, a measure they change shows trec_eval's default and the given
+computation side by side.
 
 Measures: {supported}; a measure's own gains too (ndcg.1=1,2=3).  Several -m give several tables
 (with --format json, a JSON array of documents)."""

@@ -128,7 +128,7 @@ pub fn rprec_mult(
 
 /// The number of relevant documents at which recall reaches `point` of `num_rel`: rounded
 /// to nearest in trec_eval 10, `(long)(point R + 0.9)` in 9.x.
-fn recall_rank(point: f64, num_rel: usize, compat: Compat) -> i64 {
+pub(crate) fn recall_rank(point: f64, num_rel: usize, compat: Compat) -> i64 {
     let x = point * num_rel as f64;
     match compat {
         Compat::Ten => x.round() as i64,
@@ -256,7 +256,7 @@ pub fn gm_bpref(q: &Query, _: &Request, o: &Options, _: &mut Notes, out: &mut [f
 }
 
 /// trec_eval's smoothing constant of infAP.
-const INFAP_EPSILON: f64 = 0.00001;
+pub(crate) const INFAP_EPSILON: f64 = 0.00001;
 
 /// Inferred AP (Yilmaz and Aslam): documents the qrels lack count as nonrelevant ranks,
 /// pooled-but-unjudged ones (negative grades) are left out of the precision estimate.

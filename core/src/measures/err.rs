@@ -16,12 +16,12 @@ use crate::options::{Options, Request};
 pub const GRADE_LIMIT: u32 = 1023;
 
 /// 2^n for 0 <= n <= 1023, exactly.
-fn pow2(n: u32) -> f64 {
+pub(crate) fn pow2(n: u32) -> f64 {
     f64::from_bits(u64::from(1023 + n) << 52)
 }
 
 /// 2^grade: exact for whole grades, the C library's exp2 for fractional ones.
-fn power(grade: f64) -> f64 {
+pub(crate) fn power(grade: f64) -> f64 {
     if grade.fract() == 0.0 {
         pow2(grade as u32)
     } else {

@@ -178,7 +178,8 @@ pub enum Relevance {
     Subtopics,
 }
 
-/// What `trecgain explain` shows a measure as, per rank (core/src/explain.rs).
+/// What `trecgain explain` shows a measure as, per rank (the DCG family: core/src/explain.rs;
+/// the others: core/src/steps.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Explain {
     /// dcg / ideal over the whole ranking (ndcg, ndcg_p): 0 where the ideal is 0.
@@ -191,6 +192,141 @@ pub enum Explain {
     Ideal,
     /// Cumulative gain, undiscounted (cg_cut).
     Cg,
+    /// A count of the retrieved documents of a kind (num_ret, num_rel_ret, num_nonrel_judged_ret).
+    Count(Counted),
+    /// R, the judged documents at the relevance level (num_rel).
+    Relevant,
+    /// A ratio of the documents counted in the first k, per cutoff.
+    AtCutoff(Ratio),
+    /// The precision at each relevant retrieved document, summed, over R.
+    Ap(Average),
+    /// 1 / the rank of the first relevant document (recip_rank).
+    RecipRank,
+    /// Precision after R documents.
+    Rprec,
+    /// Precision after m R documents, per multiplier m.
+    RprecMult,
+    /// Per relevant retrieved document, the judged nonrelevant above it (bpref; gm_bpref: its log).
+    Bpref { geometric: bool },
+    /// Inferred AP: per relevant document, its expected precision.
+    InfAp,
+    /// The best precision where recall reaches each point (iprec_at_recall; 11pt_avg: their mean).
+    Interpolated { averaged: bool },
+    /// Counts over the whole retrieved set.
+    Set(SetRatio),
+    /// Per relevant document, 1 / log2(2 + nonrelevant above it), over R.
+    BinG,
+    /// nDCG at each document with a positive gain, averaged over the ideal positions.
+    NdcgRel,
+    /// nDCG where the ideal gain changes level, averaged.
+    Rndcg,
+    /// trec_eval's experimental G: gains over a log2 of the cost so far.
+    G,
+    /// Gains weighted by p^(rank-1), times 1 - p.
+    Rbp,
+    /// The weight of the unjudged ranks and of those past the ranking.
+    RbpResid,
+    /// Stopping probabilities times the chance of reaching the rank, over the rank.
+    Err,
+    /// The first N relevance values as characters.
+    Relstring,
+}
+
+/// Which retrieved documents a count counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    Retrieved,
+    /// At the relevance level, as trec_eval's loops test it (rel >= -l).
+    Relevant,
+    /// Judged at the relevance level (grade >= 0 and >= -l: num_rel_ret's count).
+    RelevantJudged,
+    /// Judged below the relevance level.
+    JudgedNonrelevant,
+    /// Not in the qrels, or judged negative.
+    Unjudged,
+    /// In the qrels, whatever the grade.
+    Listed,
+}
+
+/// The ratio a cutoff measure takes of the first k documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ratio {
+    /// Relevant over k (P).
+    Precision,
+    /// Relevant over R (recall).
+    Recall,
+    /// Relevant over min(k, R) (relative_P).
+    RelativePrecision,
+    /// 1 if any is relevant (success).
+    Success,
+    /// Unjudged over k (unj).
+    Unjudged,
+    /// In the qrels over min(k, retrieved) (judged).
+    Judged,
+}
+
+/// How average precision's sum of precisions becomes the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Average {
+    /// Over R (map).
+    Whole,
+    /// The first k documents' sum over R, per cutoff (map_cut).
+    Cut,
+    /// ln(max(AP, 0.00001)) (gm_map).
+    Geometric,
+    /// ln((1 + S) / (1 + R - S)) (yaap).
+    Yaap,
+}
+
+/// The set measure's formula over retrieved, R and relevant retrieved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetRatio {
+    Precision,
+    Recall,
+    RelativePrecision,
+    Map,
+    F,
+    Utility,
+}
+
+impl Explain {
+    /// The shape's name (`trecgain._core.kernels()`'s `explain`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Explain::Ndcg => "Ndcg",
+            Explain::NdcgCut => "NdcgCut",
+            Explain::Dcg => "Dcg",
+            Explain::Ideal => "Ideal",
+            Explain::Cg => "Cg",
+            Explain::Count(_) => "Count",
+            Explain::Relevant => "Relevant",
+            Explain::AtCutoff(_) => "AtCutoff",
+            Explain::Ap(_) => "Ap",
+            Explain::RecipRank => "RecipRank",
+            Explain::Rprec => "Rprec",
+            Explain::RprecMult => "RprecMult",
+            Explain::Bpref { .. } => "Bpref",
+            Explain::InfAp => "InfAp",
+            Explain::Interpolated { .. } => "Interpolated",
+            Explain::Set(_) => "Set",
+            Explain::BinG => "BinG",
+            Explain::NdcgRel => "NdcgRel",
+            Explain::Rndcg => "Rndcg",
+            Explain::G => "G",
+            Explain::Rbp => "Rbp",
+            Explain::RbpResid => "RbpResid",
+            Explain::Err => "Err",
+            Explain::Relstring => "Relstring",
+        }
+    }
+
+    /// Whether it is one of the DCG family's shapes (rows with the ideal ranking beside).
+    pub fn is_dcg(self) -> bool {
+        matches!(
+            self,
+            Explain::Ndcg | Explain::NdcgCut | Explain::Dcg | Explain::Ideal | Explain::Cg
+        )
+    }
 }
 
 /// The parameters a request without any gets: declared once, here. The kernels whose
@@ -335,6 +471,7 @@ pub static KERNELS: &[KernelRecord] = &[
         tie_average: true,
         ir_measures: &["NumRet"],
         ir_params: &["rel"],
+        explain: Some(Explain::Count(Counted::Retrieved)),
         ..record(
             "num_ret",
             counts::num_ret,
@@ -347,6 +484,7 @@ pub static KERNELS: &[KernelRecord] = &[
         tie_average: true,
         ir_measures: &["NumRel"],
         ir_params: &["rel"],
+        explain: Some(Explain::Relevant),
         ..record(
             "num_rel",
             counts::num_rel,
@@ -359,6 +497,7 @@ pub static KERNELS: &[KernelRecord] = &[
         tie_average: true,
         ir_measures: &["NumRelRet"],
         ir_params: &["rel"],
+        explain: Some(Explain::Count(Counted::RelevantJudged)),
         ..record(
             "num_rel_ret",
             counts::num_rel_ret,
@@ -368,6 +507,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["AP"],
         ir_params: &["judged_only", "rel"],
+        explain: Some(Explain::Ap(Average::Whole)),
         ..record(
             "map",
             ap::map,
@@ -377,6 +517,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         summary: Summary::GeometricMean,
         per_query: false,
+        explain: Some(Explain::Ap(Average::Geometric)),
         ..record(
             "gm_map",
             ap::gm_map,
@@ -386,6 +527,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["Rprec"],
         ir_params: &["judged_only", "rel"],
+        explain: Some(Explain::Rprec),
         ..record(
             "Rprec",
             ap::rprec,
@@ -395,6 +537,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["Bpref"],
         ir_params: &["rel"],
+        explain: Some(Explain::Bpref { geometric: false }),
         ..record(
             "bpref",
             ap::bpref,
@@ -404,6 +547,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["RR@k", "RR"],
         ir_params: &["judged_only", "rel"],
+        explain: Some(Explain::RecipRank),
         ..record(
             "recip_rank",
             ap::recip_rank,
@@ -416,6 +560,7 @@ pub static KERNELS: &[KernelRecord] = &[
         ir_measures: &["IPrec@k", "IPrec"],
         ir_params: &["judged_only", "recall", "rel"],
         default_numbers: &defaults::RECALL_POINTS,
+        explain: Some(Explain::Interpolated { averaged: false }),
         ..record(
             "iprec_at_recall",
             ap::iprec_at_recall,
@@ -425,6 +570,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["P@k"],
         ir_params: &["judged_only", "rel"],
+        explain: Some(Explain::AtCutoff(Ratio::Precision)),
         ..at(
             "P",
             precision::p,
@@ -438,6 +584,7 @@ pub static KERNELS: &[KernelRecord] = &[
         value: Value::Chars,
         summary: Summary::None,
         default_numbers: &[defaults::RELSTRING_LENGTH],
+        explain: Some(Explain::Relstring),
         ..record(
             "relstring",
             relstring::relstring,
@@ -447,6 +594,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["R@k"],
         ir_params: &["judged_only", "rel"],
+        explain: Some(Explain::AtCutoff(Ratio::Recall)),
         ..at(
             "recall",
             precision::recall,
@@ -457,6 +605,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["infAP"],
         ir_params: &["rel"],
+        explain: Some(Explain::InfAp),
         ..record(
             "infAP",
             ap::infap,
@@ -466,6 +615,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         summary: Summary::GeometricMean,
         per_query: false,
+        explain: Some(Explain::Bpref { geometric: true }),
         ..record(
             "gm_bpref",
             ap::gm_bpref,
@@ -476,6 +626,7 @@ pub static KERNELS: &[KernelRecord] = &[
         params: ParamKind::Points,
         naming: Naming::Points,
         default_numbers: &defaults::R_MULTIPLIERS,
+        explain: Some(Explain::RprecMult),
         ..record(
             "Rprec_mult",
             ap::rprec_mult,
@@ -486,6 +637,7 @@ pub static KERNELS: &[KernelRecord] = &[
         params: ParamKind::Coefficients,
         naming: Naming::Params,
         default_numbers: &defaults::UTILITY,
+        explain: Some(Explain::Set(SetRatio::Utility)),
         ..record(
             "utility",
             precision::utility,
@@ -496,21 +648,26 @@ pub static KERNELS: &[KernelRecord] = &[
         params: ParamKind::Numbers,
         naming: Naming::Params,
         default_numbers: &defaults::RECALL_POINTS,
+        explain: Some(Explain::Interpolated { averaged: true }),
         ..record(
             "11pt_avg",
             ap::eleven_point,
             "Interpolated precision averaged over the recall points 0.0, 0.1, ..., 1.0 (or -m 11pt_avg.0.25,0.5,0.75).",
         )
     },
-    record(
-        "binG",
-        gain::bin_g,
-        "Binary G: 1/log2(2 + nonrelevant before it) averaged over the relevant documents.",
-    ),
+    KernelRecord {
+        explain: Some(Explain::BinG),
+        ..record(
+            "binG",
+            gain::bin_g,
+            "Binary G: 1/log2(2 + nonrelevant before it) averaged over the relevant documents.",
+        )
+    },
     KernelRecord {
         params: ParamKind::Gains,
         naming: Naming::Params,
         gains: true,
+        explain: Some(Explain::G),
         ..record(
             "G",
             gain::gain_g,
@@ -569,6 +726,7 @@ pub static KERNELS: &[KernelRecord] = &[
         naming: Naming::Params,
         gains: true,
         discounted: true,
+        explain: Some(Explain::NdcgRel),
         ..record(
             "ndcg_rel",
             gain::ndcg_rel,
@@ -580,6 +738,7 @@ pub static KERNELS: &[KernelRecord] = &[
         naming: Naming::Params,
         gains: true,
         discounted: true,
+        explain: Some(Explain::Rndcg),
         ..record(
             "Rndcg",
             gain::rndcg,
@@ -604,6 +763,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["AP@k"],
         ir_params: &["judged_only", "rel"],
+        explain: Some(Explain::Ap(Average::Cut)),
         ..at(
             "map_cut",
             ap::map_cut,
@@ -611,15 +771,19 @@ pub static KERNELS: &[KernelRecord] = &[
             &defaults::CUTOFFS,
         )
     },
-    at(
-        "relative_P",
-        precision::relative_p,
-        "Precision at k relative to the best possible: relevant in the first k over min(k, R).",
-        &defaults::CUTOFFS,
-    ),
+    KernelRecord {
+        explain: Some(Explain::AtCutoff(Ratio::RelativePrecision)),
+        ..at(
+            "relative_P",
+            precision::relative_p,
+            "Precision at k relative to the best possible: relevant in the first k over min(k, R).",
+            &defaults::CUTOFFS,
+        )
+    },
     KernelRecord {
         ir_measures: &["Success@k"],
         ir_params: &["judged_only", "rel"],
+        explain: Some(Explain::AtCutoff(Ratio::Success)),
         ..at(
             "success",
             precision::success,
@@ -630,6 +794,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["SetP"],
         ir_params: &["judged_only", "rel", "relative"],
+        explain: Some(Explain::Set(SetRatio::Precision)),
         ..record(
             "set_P",
             precision::set_p,
@@ -639,6 +804,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["SetRelP"],
         ir_params: &["judged_only", "rel", "relative"],
+        explain: Some(Explain::Set(SetRatio::RelativePrecision)),
         ..record(
             "set_relative_P",
             precision::set_relative_p,
@@ -648,6 +814,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["SetR"],
         ir_params: &["rel"],
+        explain: Some(Explain::Set(SetRatio::Recall)),
         ..record(
             "set_recall",
             precision::set_recall,
@@ -657,6 +824,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         ir_measures: &["SetAP"],
         ir_params: &["judged_only", "rel"],
+        explain: Some(Explain::Set(SetRatio::Map)),
         ..record(
             "set_map",
             precision::set_map,
@@ -669,6 +837,7 @@ pub static KERNELS: &[KernelRecord] = &[
         ir_measures: &["SetF"],
         ir_params: &["beta", "judged_only", "rel"],
         default_numbers: &[defaults::SET_F_BETA],
+        explain: Some(Explain::Set(SetRatio::F)),
         ..record(
             "set_F",
             precision::set_f,
@@ -678,6 +847,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         value: Value::Count,
         summary: Summary::Sum,
+        explain: Some(Explain::Count(Counted::JudgedNonrelevant)),
         ..record(
             "num_nonrel_judged_ret",
             precision::num_nonrel_judged_ret,
@@ -782,11 +952,14 @@ pub static KERNELS: &[KernelRecord] = &[
             "Rprec_mult on each judgment group's qrels (-R qrels_jg), averaged over the groups: -m Rprec_mult_avgjg.0.5,1,2.",
         )
     },
-    record(
-        "yaap",
-        jg::yaap,
-        "Yet another AP (Robertson): ln((1 + S) / (1 + R - S)), S the sum of precision at each relevant retrieved document.",
-    ),
+    KernelRecord {
+        explain: Some(Explain::Ap(Average::Yaap)),
+        ..record(
+            "yaap",
+            jg::yaap,
+            "Yet another AP (Robertson): ln((1 + S) / (1 + R - S)), S the sum of precision at each relevant retrieved document.",
+        )
+    },
     KernelRecord {
         params: ParamKind::Persistence,
         naming: Naming::Params,
@@ -795,6 +968,7 @@ pub static KERNELS: &[KernelRecord] = &[
         ir_measures: &["RBP@k", "RBP"],
         ir_params: &["p", "rel"],
         default_numbers: &[defaults::RBP_P],
+        explain: Some(Explain::Rbp),
         ..record(
             "rbp",
             rbp::rbp,
@@ -806,6 +980,7 @@ pub static KERNELS: &[KernelRecord] = &[
         naming: Naming::Params,
         in_trec_eval_9: false,
         default_numbers: &[defaults::RBP_P],
+        explain: Some(Explain::RbpResid),
         ..record(
             "rbp_resid",
             rbp::rbp_resid,
@@ -815,6 +990,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         in_trec_eval_9: false,
         lower_is_better: true,
+        explain: Some(Explain::AtCutoff(Ratio::Unjudged)),
         ..at(
             "unj",
             precision::unj,
@@ -826,6 +1002,7 @@ pub static KERNELS: &[KernelRecord] = &[
         in_trec_eval: false,
         ir_measures: &["ERR@k"],
         ir_params: &["judged_only"],
+        explain: Some(Explain::Err),
         ..at(
             "err_cut",
             err::err_cut,
@@ -861,6 +1038,7 @@ pub static KERNELS: &[KernelRecord] = &[
     KernelRecord {
         in_trec_eval: false,
         ir_measures: &["Judged@k"],
+        explain: Some(Explain::AtCutoff(Ratio::Judged)),
         ..at(
             "judged",
             precision::judged,

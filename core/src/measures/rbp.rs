@@ -13,14 +13,14 @@ use crate::error::Result;
 use crate::options::{Options, Request};
 
 /// The documents RBP looks at: all, or the first k for ir_measures' RBP@k.
-fn depth(query: &Query, request: &Request) -> usize {
+pub(crate) fn depth(query: &Query, request: &Request) -> usize {
     request
         .cutoffs
         .first()
         .map_or(query.ranked.len(), |&k| k.min(query.ranked.len()))
 }
 
-fn persistence(request: &Request) -> f64 {
+pub(crate) fn persistence(request: &Request) -> f64 {
     super::numbers_or(request, &[super::defaults::RBP_P])[0]
 }
 
@@ -51,13 +51,21 @@ fn extremes(query: &Query, rule: &GainRule, level: f64) -> (f64, f64) {
     table_extremes(rule.scheme, &listed, num_levels, level)
 }
 
-/// RBP: (1 - p) times the sum over ranks i of gain(i) p^(i-1).
-pub fn rbp(q: &Query, r: &Request, o: &Options, notes: &mut Notes, out: &mut [f64]) -> Result<()> {
+/// Per ranked document its gain, and the (min, max) the gains were scaled by, if they were.
+pub(crate) type ScaledGains = (Vec<f64>, Option<(f64, f64)>);
+
+/// RBP's gain of each document of the first `depth` ranks, scaled into [0, 1] when the
+/// table's gains leave it (then also the (min, max) it scaled by). Explain shows these.
+pub(crate) fn scaled_gains(
+    q: &Query,
+    r: &Request,
+    o: &Options,
+    notes: &mut Notes,
+) -> Result<ScaledGains> {
     let rule = GainRule::resolve(r.gains.as_ref(), o);
     let gains = Gains::new(q, &rule, o.relevance_level, notes)?;
     let (min, max) = extremes(q, &rule, o.relevance_level);
     let scaled = min < 0.0 || max > 1.0;
-    // Values with an entry in trec_eval's table get scaled gains; others keep their 0.
     let in_table = |v: f64| {
         v >= 0.0
             || rule
@@ -65,13 +73,26 @@ pub fn rbp(q: &Query, r: &Request, o: &Options, notes: &mut Notes, out: &mut [f6
                 .iter()
                 .any(|p| p.level.map(|l| l as f64) == Some(v))
     };
+    let out = q.ranked[..depth(q, r)]
+        .iter()
+        .map(|&v| {
+            let gain = gains.ranked(v);
+            if scaled && in_table(v) {
+                (gain - min) / (max - min)
+            } else {
+                gain
+            }
+        })
+        .collect();
+    Ok((out, scaled.then_some((min, max))))
+}
+
+/// RBP: (1 - p) times the sum over ranks i of gain(i) p^(i-1).
+pub fn rbp(q: &Query, r: &Request, o: &Options, notes: &mut Notes, out: &mut [f64]) -> Result<()> {
+    let (gains, _) = scaled_gains(q, r, o, notes)?;
     let p = persistence(r);
     let (mut sum, mut weight) = (0.0, 1.0);
-    for &v in &q.ranked[..depth(q, r)] {
-        let mut gain = gains.ranked(v);
-        if scaled && in_table(v) {
-            gain = (gain - min) / (max - min);
-        }
+    for gain in gains {
         if gain != 0.0 {
             sum += gain * weight;
         }
@@ -81,8 +102,6 @@ pub fn rbp(q: &Query, r: &Request, o: &Options, notes: &mut Notes, out: &mut [f6
     Ok(())
 }
 
-/// The most RBP could grow were every unjudged ranked document (value < 0) of gain 1:
-/// p^n + (1 - p) times the sum of their weights; 0 when none is unjudged.
 pub fn rbp_resid(
     q: &Query,
     r: &Request,

@@ -16,7 +16,7 @@ pub fn length(request: &Request) -> usize {
 
 /// One document's character: its grade 0-9, '>' above 9, '-' not in the qrels, '.' judged
 /// negative (in the pool, unjudged), '<' for any other value.
-fn character(value: f64) -> u8 {
+pub(crate) fn character(value: f64) -> u8 {
     if value > 9.0 {
         b'>'
     } else if value >= 0.0 {
