@@ -8,6 +8,7 @@ from __future__ import annotations
 
 
 from . import _core, check
+from .conventions import TREC_EVAL, check_measures, line_name, rounded
 from .errors import TrecgainError
 from .measures import Request, parse_requests, rule_notes
 from .options import EvaluationOptions, checked_rel_format, checked_ties
@@ -45,8 +46,9 @@ class Result(Record):
     ValueError), and the run's file name when it was evaluated from one (`source`)."""
 
     __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes", "source",
-                 "zscores")
-    DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None, "zscores": False}
+                 "zscores", "convention")
+    DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None, "zscores": False,
+                "convention": TREC_EVAL}
 
     def ties_decided(self, per_query: bool = False, summary: bool = True) -> int:
         """How many printed values (4 decimals) of `to_trec(per_query, summary)` would read
@@ -61,6 +63,11 @@ class Result(Record):
         if not self.keep_values:
             raise ValueError(f"{what} needs the per-query values, which evaluate(run, keep_values=False) does not "
                              "keep: evaluate with keep_values=True (aggregate and to_trec work either way)")
+
+    @property
+    def convention_name(self) -> str | None:
+        """The tool whose rules made the values (--as), None for trec_eval's."""
+        return None if self.convention.is_trec_eval else self.convention.name
 
     @property
     def qid_bytes(self) -> list[bytes]:
@@ -98,7 +105,9 @@ class Result(Record):
     def _summary(self, summaries: list[float], kind: str, rule: str, slot: int) -> object:
         if rule == "none":
             return None
-        return self.runid if kind == "tag" else _py(summaries[slot], kind)
+        if kind == "tag":
+            return self.runid
+        return rounded(summaries[slot], self.convention) if kind == "float" else _py(summaries[slot], kind)
 
     @property
     def per_query(self) -> dict[str, dict[str, float | int | str]]:
@@ -273,7 +282,7 @@ class Evaluator:
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
                  exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4,
                  num_docs: int = 0, ties: str = "docno", rel_format: str = "qrels", zscores: Any = None,
-                 only_query: str | None = None):
+                 only_query: str | None = None, convention: str = "trec_eval"):
         notes: list[str] = []  # for the caller to show: measures named twice, rules not trec_eval's
         parsed: list[Request] = []
 
@@ -283,7 +292,7 @@ class Evaluator:
 
         options = EvaluationOptions.checked(compat, relevance_level, judged_only, complete, max_docs, global_gains,
                                             discount, exact_ideal, fractional_grades, err_max_grade, num_docs,
-                                            ties, requests, rel_format, zscores, only_query)
+                                            ties, requests, rel_format, zscores, only_query, convention)
         self._build(qrels, parsed, notes, options)
 
     @classmethod
@@ -297,6 +306,7 @@ class Evaluator:
         if options.ties == "average":  # defined for some measures only: these must be such
             checked_ties(options.ties, requests, options.max_docs)
         checked_rel_format(options.rel_format, requests)
+        check_measures(options.convention, requests)
         evaluator = cls.__new__(cls)
         evaluator._build(qrels, requests, notes, options)
         return evaluator
@@ -304,6 +314,8 @@ class Evaluator:
     def _build(self, qrels: Source | Any, requests: list[Request], notes: list[str],
                options: EvaluationOptions) -> None:
         self.notes: list[str] = notes
+        for r in requests:  # a line computed under another tool's rules never wears trec_eval's name
+            r.lines = [line_name(line, options.convention) for line in r.lines]
         self.requests = requests
         #: The one options value every evaluation of this Evaluator passes to the core (-j workers,
         #: Dask, compare and explain too); empty_ok follows the measures (see _follows_10).
@@ -325,6 +337,7 @@ class Evaluator:
     err_max_grade = property(lambda self: self.options.err_max_grade)
     num_docs = property(lambda self: self.options.num_docs)  # -N: the collection size (utility)
     ties = property(lambda self: self.options.ties)
+    convention = property(lambda self: self.options.convention.name)  # --as: the tool whose rules apply
 
     def _follows_10(self, options: EvaluationOptions | None = None) -> bool:
         """Whether some measure follows trec_eval 10's rules for the queries the run lacks (with
@@ -355,13 +368,19 @@ class Evaluator:
         tie_lines = _slot_masks(self.requests)[0] if check_ties else None
         evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self.options,
                                     keep_values, tie_lines)
+        if self.options.convention.queries == "equal" and any(evaluation.skipped_queries):
+            missing, extra = evaluation.skipped_queries
+            raise TrecgainError(f"--as {self.convention}: the tool needs the run and the qrels to have the same "
+                                f"queries ({missing} qrels {_queries(missing)} the run lacks, {extra} run "
+                                f"{_queries(extra)} the qrels lack)", run.source)
         return self.result(evaluation, run, keep_values, source)
 
     def result(self, evaluation: Any, run: Any, keep_values: bool, source: str | None) -> Result:
         """The Result of the core's evaluation of `run` (a core Run, or what has its `source`
         and `score_is_rank`: trecgain.distributed puts an evaluation together from parts)."""
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
-                      self._notes(run, evaluation), source, self.options.zscores is not None)
+                      self._notes(run, evaluation), source, self.options.zscores is not None,
+                      self.options.convention)
 
     def read_run(self, run: Source | Any) -> _core.Run:
         """The run as the core holds it, with its rank column when ties="rank"."""

@@ -105,7 +105,7 @@ def command(per_query: bool, measures: list[str], complete: bool,
             zscore: str | None, compat: str, jobs: str | None, global_gains: str | None, discount: str,
             exact_ideal: bool, fractional_grades: bool, err_max_grade: str | None, output_format: str,
             output: str | None, fail_under: list[str], quiet: bool, ties: str, files: tuple[str, ...],
-            dask: str | None = None) -> int:
+            dask: str | None = None, convention: str = "trec_eval") -> int:
     """Evaluate and print (or write -o); the exit status (0, or 3 when a --fail-under
     threshold is missed).  The options' values as click read them: text, checked here."""
     _refuse_unsupported(debug, zscore, rel_format, results_format)
@@ -127,6 +127,8 @@ def command(per_query: bool, measures: list[str], complete: bool,
                     num_docs=collection_size,
                     err_max_grade=integer_option(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
                     ties=ties)
+    if convention != "trec_eval":  # --as TOOL: the Evaluator's convention
+        settings["convention"] = convention
     if rel_format not in (None, "qrels"):  # -R: the Evaluator's rel_format
         settings["rel_format"] = rel_format
     if zscore is not None:  # -Z FILE: the Evaluator's zscores
@@ -158,7 +160,7 @@ def command(per_query: bool, measures: list[str], complete: bool,
         from ..output import swapped_error  # not at start-up: only this path of the command needs it
 
         raise swapped_error(err, files[0], files[1], "trecgain [options] QRELS RUN...") from None
-    header = {"trecgain": __version__, "compat": compat, "qrels": files[0],
+    header = {"trecgain": __version__, "compat": compat, "convention": convention, "qrels": files[0],
               "options": {**{k: v for k, v in settings.items() if k != "compat"}, "per_query": per_query,
                           "nosummary": nosummary}}
     _publish(target, lambda write: _emit(write, form, outcomes, files[1:], header, per_query, not nosummary))
@@ -229,10 +231,11 @@ def _evaluator(files: tuple[str, ...], settings: dict) -> tuple[object, tuple]:
     from .jobs import ReadAhead  # not at start-up: only this path of the command needs it
 
     runs: list = list(files[1:])
+    options = _options(settings)
     if len(runs) == 1 and runs[0] != "-":
-        runs[0] = ReadAhead(runs[0], settings["ties"] == "rank")  # the run is read while the qrels are
+        runs[0] = ReadAhead(runs[0], options.ties == "rank")  # the run is read while the qrels are
     try:
-        evaluator = Evaluator.from_options(files[0], settings["measures"], _options(settings))
+        evaluator = Evaluator.from_options(files[0], settings["measures"], options)
     finally:
         if isinstance(runs[0], ReadAhead):
             runs[0].join()  # a thread still in the core must not meet the interpreter's exit

@@ -1,0 +1,132 @@
+"""Other tools' conventions (`--as TOOL`, issue 22): a record per tool of the choices that make
+its numbers differ from trec_eval's (docs/conventions.md names them), as data.  Each choice is
+applied through the options the core already has (compat 9's float32 scores, the tie rules,
+-c, -l, -M, gains and discounts) or the three the core has for conventions (drop_self, ideal,
+level_gains, read from EvaluationOptions by field name); rounding is applied to the values a
+Result gives.  No tool's code is here: the rules were read from each tool's source (see
+docs/conventions.md for the files and commits)."""
+
+from __future__ import annotations
+
+from .errors import TrecgainError
+from .record import Record
+
+TYPE_CHECKING = False  # typing costs start-up; annotations are never evaluated
+if TYPE_CHECKING:
+    from .measures import Request
+
+
+class Convention(Record):
+    """One tool's rules, each a named choice of docs/conventions.md:
+
+    name; score (score precision: "f64" or "f32", trec_eval 9's float32 scores); ties (the
+    core's tie rule: docno = docno descending, reversed = docno ascending, average, rank = the
+    run's rank column); level (relevance level: None = the caller's -l, else fixed); level_gains
+    (judgments below the level are dropped, so a gain measure ignores them too); ideal (judged:
+    every judged document; ranking: the ranked documents' own grades); queries (the query set of
+    the mean: both = queries in the run and the qrels; qrels = every qrels query, one the run
+    lacks scoring 0; equal = the two sets must be equal); drop_self (a document whose id is the
+    query's is removed); max_docs (a fixed cutoff of every ranking, None: none); gains and
+    discount (the gain scheme and discount of the DCG family); rounding (decimals the tool rounds
+    its means to, None: not rounded); measures (the trecgain measures the tool computes, None:
+    all of trec_eval's); lacks (why a measure is missing, for the error)."""
+
+    __slots__ = ("name", "score", "ties", "level", "level_gains", "ideal", "queries", "drop_self", "max_docs",
+                 "gains", "discount", "rounding", "measures", "lacks")
+    DEFAULTS = {"score": "f64", "ties": "docno", "level": None, "level_gains": False, "ideal": "judged",
+                "queries": "both", "drop_self": False, "max_docs": None, "gains": None, "discount": "log:2",
+                "rounding": None, "measures": None, "lacks": ""}
+
+    @property
+    def compat(self) -> str:
+        """The trec_eval version whose numerics give the tool's score precision."""
+        return "9" if self.score == "f32" else "10"
+
+    @property
+    def is_trec_eval(self) -> bool:
+        """Whether lines computed under it are trec_eval's own (unmarked)."""
+        return self.name in ("trec_eval", "trec_eval9")
+
+
+_PYTREC_MEASURES = None  # every trec_eval 9 measure
+_BEIR_MEASURES = ("ndcg_cut", "map_cut", "recall", "P")
+_BEIR_LACKS = ("BEIR and MTEB compute nDCG@k, MAP@k, Recall@k and P@k through pytrec_eval (ndcg_cut, map_cut, "
+               "recall, P); their MRR@k follows other rules (docs/conventions.md) that --as does not implement")
+
+#: The tools, in the order of their users.  What each rule is and where it was read:
+#: docs/conventions.md.
+CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
+    Convention("trec_eval"),
+    Convention("trec_eval9", score="f32"),
+    Convention("pytrec_eval", score="f32", measures=_PYTREC_MEASURES),
+    Convention("beir", score="f32", level=1, drop_self=True, rounding=5, measures=_BEIR_MEASURES,
+               lacks=_BEIR_LACKS),
+    Convention("mteb", score="f32", level=1, rounding=5, measures=_BEIR_MEASURES, lacks=_BEIR_LACKS),
+    Convention("ir_measures", score="f32", queries="qrels",
+               lacks="ir_measures computes RR@k with its msmarco provider (doc ids ascending on ties, float64 "
+                     "scores), which --as does not implement"),
+    Convention("ranx", level_gains=True, queries="equal",
+               measures=("ndcg_cut", "ndcg", "map_cut", "map", "recip_rank", "P", "recall"),
+               lacks="ranx's ndcg@k, ndcg, map@k, map, mrr, precision@k and recall@k are implemented"),
+    Convention("sklearn", level=1, ties="average", ideal="ranking", measures=("ndcg_cut", "ndcg"),
+               lacks="scikit-learn ranks with ndcg_score and dcg_score only (its average_precision_score is "
+                     "the classification AP)"),
+    Convention("msmarco", ties="rank", level=0, queries="qrels", max_docs=10, measures=("recip_rank",),
+               lacks="the MS MARCO script computes MRR@10 only: -m recip_rank (cut at rank 10)"),
+)}
+
+
+def convention_named(value: object) -> Convention:
+    """The convention of `--as TOOL` (a TrecgainError for an unknown tool)."""
+    if isinstance(value, Convention):
+        return value
+    found = CONVENTIONS.get(value) if isinstance(value, str) else None
+    if found is None:
+        shown = repr(value) if not isinstance(value, str) else f"'{value[:40]}'"
+        raise TrecgainError(f"convention (--as) must be one of {', '.join(CONVENTIONS)}, not {shown}")
+    return found
+
+
+TREC_EVAL = CONVENTIONS["trec_eval"]
+
+
+def check_measures(convention: Convention, requests: list[Request]) -> None:
+    """A measure the tool lacks under its convention: a TrecgainError saying which it has."""
+    for r in requests:
+        kernel = r.measure.kernel or r.measure.name
+        if convention.measures is not None and kernel not in convention.measures:
+            raise TrecgainError(f"--as {convention.name}: the tool has no measure '{r.measure.name}' "
+                                f"({convention.lacks})")
+        if convention.measures is None and not convention.is_trec_eval and not r.measure.in_trec_eval_9:
+            raise TrecgainError(f"--as {convention.name}: the tool has no measure '{r.measure.name}' (it "
+                                "computes trec_eval 9's measures)")
+        if convention.name == "ir_measures" and r.label and kernel == "recip_rank" and r.params.cutoffs:
+            raise TrecgainError(f"--as ir_measures: {r.label}: {convention.lacks}")
+
+
+#: The options a convention fixes, with their defaults: giving another value with --as is an error.
+FIXED = {"compat": "10", "ties": "docno", "complete": False, "max_docs": None, "global_gains": None,
+         "discount": "log:2", "exact_ideal": False, "fractional_grades": False}
+
+
+def check_fixed(convention: Convention, given: dict[str, object], relevance_level: object) -> None:
+    """--as TOOL with an option the tool's convention sets (--compat, --ties, -c, -M, gains,
+    discounts, -l where the tool fixes it): a TrecgainError naming it."""
+    if convention is TREC_EVAL:
+        return
+    for name, default in FIXED.items():
+        if given.get(name, default) != default and not (name == "compat" and convention.name == "trec_eval9"
+                                                        and given[name] == "9"):
+            raise TrecgainError(f"--as {convention.name} sets {name} itself: leave {name} out")
+    if convention.level is not None and relevance_level != 1:
+        raise TrecgainError(f"--as {convention.name} fixes the relevance level at {convention.level}: leave -l out")
+
+
+def rounded(value: float, convention: Convention) -> float:
+    """A mean as the tool returns it (BEIR and MTEB round to 5 decimals)."""
+    return value if convention.rounding is None else round(value, convention.rounding)
+
+
+def line_name(name: str, convention: Convention) -> str:
+    """The name of a line computed under a convention: trec_eval's own, or marked `name~TOOL`."""
+    return name if convention.is_trec_eval else f"{name}~{convention.name}"
