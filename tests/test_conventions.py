@@ -1,0 +1,303 @@
+"""`--as TOOL` (issue 22) against the tools themselves: on random collections (ties, queries with
+nothing relevant, queries missing on either side, graded and binary judgments, negative grades,
+ids that look alike: "1", "01", "d1", "D1", a document named as its query), trecgain's values
+under a tool's convention equal the tool's own, per query and aggregated.
+
+Tools run here: pytrec_eval (pytrec-eval-terrier), ir_measures, ranx, scikit-learn.  BEIR and
+MTEB are not installed (they pull in torch): their conventions are pytrec_eval's plus the steps
+their evaluation code takes around it (docs/conventions.md: BEIR removes each document whose id
+is its query's from the run, both round the mean to 5 decimals), and those steps are taken here
+on the inputs given to pytrec_eval.  The MS MARCO script is checked on hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import pytrec_eval
+
+from trecgain import Evaluator, TrecgainError
+
+COLLECTIONS = 300
+QIDS = ["1", "2", "10", "01", "q1", "Q1"]
+DOCS = ["d1", "d01", "D1", "d10", "1", "01", "q1", "x", "y", "z", "d2", "d3"]
+
+
+def collection(rng: np.random.Generator, graded: bool, negative: bool, ties: bool, same_queries: bool = False,
+               two_docs: bool = False) -> tuple[dict, dict]:
+    """Random qrels {qid: {docno: grade}} and run {qid: {docno: score}}."""
+    qids = [str(q) for q in rng.choice(QIDS, size=rng.integers(1, len(QIDS) + 1), replace=False)]
+    qrels_qids = qids if same_queries else [q for q in qids if rng.random() < 0.8] or qids[:1]
+    run_qids = qids if same_queries else [q for q in qids if rng.random() < 0.8] or qids[-1:]
+    qrels, run = {}, {}
+    top = 3 if graded else 1
+    for q in qrels_qids:
+        docs = rng.choice(DOCS, size=rng.integers(1, 8), replace=False)
+        grades = {str(d): int(rng.integers(-1 if negative else 0, top + 1)) for d in docs}
+        if rng.random() < 0.15:  # nothing relevant
+            grades = {d: 0 for d in grades}
+        if all(g < 0 for g in grades.values()):  # trec_eval and pytrec_eval fail on such a query
+            grades[next(iter(grades))] = 0
+        qrels[q] = grades
+    for q in run_qids:
+        docs = rng.choice(DOCS, size=rng.integers(2 if two_docs else 1, 10), replace=False)
+        if ties:
+            scores = {str(d): float(rng.integers(0, 4)) for d in docs}
+        else:
+            values = rng.permutation(len(docs)) + rng.random()
+            scores = {str(d): float(v) for d, v in zip(docs, values)}
+        run[q] = scores
+    return qrels, run
+
+
+def close(ours: float, theirs: float, rel: float = 1e-12) -> bool:
+    return math.isclose(ours, theirs, rel_tol=rel, abs_tol=1e-15)
+
+
+def kinds(i: int) -> dict:
+    """Each collection's kind, so that every combination occurs."""
+    return {"graded": bool(i & 1), "negative": bool(i & 2), "ties": bool(i & 4)}
+
+
+# ------------------------------------------------------------------ pytrec_eval, BEIR, MTEB
+
+PYTREC = ["ndcg_cut.5,10", "map", "map_cut.10", "P.5,10", "recall.10", "recip_rank", "ndcg"]
+PYTREC_LINES = ["ndcg_cut_5", "ndcg_cut_10", "map", "map_cut_10", "P_5", "P_10", "recall_10", "recip_rank", "ndcg"]
+
+
+def test_pytrec_eval() -> None:
+    """--as pytrec_eval: pytrec_eval's per-query values, and their mean over the queries it returns."""
+    rng = np.random.default_rng(22)
+    for i in range(COLLECTIONS):
+        qrels, run = collection(rng, **kinds(i))
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC)).evaluate(run)
+        if not theirs:
+            with pytest.raises(TrecgainError):
+                Evaluator(qrels, PYTREC, convention="pytrec_eval").evaluate(run)
+            continue
+        result = Evaluator(qrels, PYTREC, convention="pytrec_eval").evaluate(run)
+        ours = result.per_query
+        assert set(ours) == set(theirs), (qrels, run)
+        for line in PYTREC_LINES:
+            for q in theirs:
+                assert close(ours[q][f"{line}~pytrec_eval"], theirs[q][line]), (line, q, qrels, run)
+            mean = sum(theirs[q][line] for q in result.qids) / len(theirs)
+            assert close(result.aggregate[f"{line}~pytrec_eval"], mean), (line, qrels, run)
+
+
+BEIR = ["ndcg_cut.1,3,5,10", "map_cut.1,3,5,10", "recall.1,3,5,10", "P.1,3,5,10"]
+
+
+@pytest.mark.parametrize("tool", ["beir", "mteb"])
+def test_beir_and_mteb(tool: str) -> None:
+    """--as beir / mteb: pytrec_eval's values (BEIR after removing each document named as its
+    query), each mean over the queries pytrec_eval returns, rounded to 5 decimals."""
+    rng = np.random.default_rng(2022)
+    for i in range(COLLECTIONS):
+        qrels, run = collection(rng, **kinds(i))
+        given = {q: {d: s for d, s in docs.items() if not (tool == "beir" and d == q)} for q, docs in run.items()}
+        # BEIR pops the document from the query's dict: a query left empty stays, and pytrec_eval
+        # evaluates it (every value 0)
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, set(BEIR)).evaluate(given)
+        if not theirs:
+            continue
+        result = Evaluator(qrels, BEIR, convention=tool).evaluate(run)
+        ours = result.per_query
+        for line in [f"{m}_{k}" for m in ("ndcg_cut", "map_cut", "recall", "P") for k in (1, 3, 5, 10)]:
+            for q in theirs:
+                assert close(ours[q][f"{line}~{tool}"], theirs[q][line]), (tool, line, q, qrels, run)
+            mean = round(sum(theirs[q][line] for q in result.qids if q in theirs) / len(theirs), 5)
+            assert result.aggregate[f"{line}~{tool}"] == mean, (tool, line, qrels, run)
+
+
+def test_beir_removes_the_query_document() -> None:
+    """Hand-computed: run q1: [q1 (3.0), d1 (1.0)], d1 and q1 relevant: BEIR drops q1, so d1 is at
+    rank 1 and nDCG@10 = 1/(1 + 1/log2 3); trec_eval keeps q1 at rank 1: nDCG@10 = 1."""
+    qrels = {"q1": {"d1": 1, "q1": 1}}
+    run = {"q1": {"q1": 3.0, "d1": 1.0}}
+    assert Evaluator(qrels, ["ndcg_cut.10"]).evaluate(run).aggregate["ndcg_cut_10"] == 1.0
+    beir = Evaluator(qrels, ["ndcg_cut.10"], convention="beir").evaluate(run).aggregate["ndcg_cut_10~beir"]
+    assert beir == round(1 / (1 + 1 / math.log2(3)), 5)
+
+
+# ------------------------------------------------------------------ ir_measures
+
+IR = ["nDCG@10", "nDCG@5", "AP", "AP@10", "P@5", "R@10", "RR", "nDCG"]
+
+
+def test_ir_measures() -> None:
+    """--as ir_measures: every qrels query, one the run lacks scoring 0, and the mean over them."""
+    import ir_measures
+
+    measures = [ir_measures.parse_measure(m) for m in IR]
+    rng = np.random.default_rng(7)
+    for i in range(COLLECTIONS):
+        qrels, run = collection(rng, **kinds(i))
+        if not set(qrels) & set(run):
+            continue
+        theirs: dict = {}
+        for m in ir_measures.iter_calc(measures, qrels, run):
+            theirs.setdefault(m.query_id, {})[str(m.measure)] = m.value
+        aggregate = ir_measures.calc_aggregate(measures, qrels, run)
+        result = Evaluator(qrels, IR, convention="ir_measures").evaluate(run)
+        ours = result.per_query
+        for m in IR:
+            for q in qrels:
+                assert close(ours.get(q, {}).get(f"{m}~ir_measures", 0.0), theirs[q][m]), (m, q, qrels, run)
+            assert close(result.aggregate[f"{m}~ir_measures"], aggregate[ir_measures.parse_measure(m)]), (m, qrels,
+                                                                                                          run)
+
+
+def test_ir_measures_rr_at_k_refused() -> None:
+    """ir_measures computes RR@k with other rules (its msmarco provider): a clear error."""
+    with pytest.raises(TrecgainError, match="msmarco provider"):
+        Evaluator({"1": {"a": 1}}, ["RR@10"], convention="ir_measures")
+
+
+# ------------------------------------------------------------------ ranx
+
+RANX_MEASURES = ["ndcg_cut.5,10", "ndcg", "map_cut.10", "map", "recip_rank", "P.5", "recall.10"]
+#: trecgain's line: ranx's metric.
+RANX = {"ndcg_cut_10": "ndcg@10", "ndcg_cut_5": "ndcg@5", "ndcg": "ndcg", "map_cut_10": "map@10", "map": "map",
+        "recip_rank": "mrr", "P_5": "precision@5", "recall_10": "recall@10"}
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_ranx(level: int) -> None:
+    """--as ranx: ranx's values (its relevance level also drops judgments from nDCG).  Scores are
+    distinct: ranx orders tied documents with an unstable sort (docs/conventions.md)."""
+    ranx = pytest.importorskip("ranx")  # the test extra installs it; numba compiles on first use
+    rng = np.random.default_rng(level)
+    names = {trec: f"{name}-l{level}" if level != 1 else name for trec, name in RANX.items()}
+    for i in range(COLLECTIONS):
+        qrels, run = collection(rng, same_queries=True, **{**kinds(i), "ties": False})
+        qrels = {q: docs for q, docs in qrels.items() if any(g >= level for g in docs.values())}
+        run = {q: run[q] for q in qrels}
+        if not qrels:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), list(names.values()), return_mean=False)
+        result = Evaluator(qrels, RANX_MEASURES, relevance_level=level, convention="ranx").evaluate(run)
+        ours = result.per_query
+        order = sorted(qrels)  # ranx's queries in sorted order
+        for trec, name in names.items():
+            line = trec + "~ranx"
+            for j, q in enumerate(order):
+                assert close(ours[q][line], float(theirs[name][j]), 1e-9), (line, q, qrels, run)
+            assert close(result.aggregate[line], float(np.mean(theirs[name])), 1e-9), (line, qrels, run)
+
+
+def test_ranx_needs_the_same_queries() -> None:
+    with pytest.raises(TrecgainError, match="same queries"):
+        Evaluator({"1": {"a": 1}, "2": {"a": 1}}, ["map"], convention="ranx").evaluate({"1": {"a": 1.0}})
+
+
+# ------------------------------------------------------------------ scikit-learn
+
+
+@pytest.mark.parametrize("k", [None, 1, 3, 5])
+def test_sklearn(k: int | None) -> None:
+    """--as sklearn: ndcg_score of each query's row (its retrieved documents' grades, 0 when
+    unjudged, against their scores; ties averaged)."""
+    from sklearn.metrics import ndcg_score
+
+    rng = np.random.default_rng(100 + (k or 0))
+    measure, line = ("ndcg", "ndcg~sklearn") if k is None else (f"ndcg_cut.{k}", f"ndcg_cut_{k}~sklearn")
+    for i in range(COLLECTIONS):
+        qrels, run = collection(rng, two_docs=True, **{**kinds(i), "negative": False})
+        both = [q for q in run if q in qrels]
+        if not both:
+            continue
+        result = Evaluator(qrels, [measure], convention="sklearn").evaluate(run)
+        ours = result.per_query
+        values = []
+        for q in both:
+            docs = list(run[q])
+            y_true = np.array([[max(qrels[q].get(d, 0), 0) for d in docs]])
+            y_score = np.array([[run[q][d] for d in docs]])
+            value = ndcg_score(y_true, y_score, k=k)
+            values.append(value)
+            assert close(ours[q][line], value, 1e-12), (q, qrels, run)
+        assert close(result.aggregate[line], float(np.mean(values)), 1e-12)
+
+
+def test_sklearn_lacks_map() -> None:
+    with pytest.raises(TrecgainError, match="classification AP"):
+        Evaluator({"1": {"a": 1}}, ["map"], convention="sklearn")
+
+
+# ------------------------------------------------------------------ MS MARCO (hand-computed)
+
+
+def test_msmarco_mrr10(tmp_path) -> None:
+    """The MS MARCO script's MRR@10, computed by hand: ranks from the rank column (scores
+    ignored), every listed passage relevant (grade 0 too), cut at rank 10, averaged over the
+    reference's queries (one the run lacks counts 0)."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 7 0\n1 0 8 1\n2 0 5 1\n3 0 9 1\n")
+    run = tmp_path / "run"
+    # query 1: passage 7 (grade 0, still relevant) at rank 2 though its score is lowest;
+    # query 2: passage 5 at rank 11 (beyond the cutoff); query 3 is missing from the run
+    lines = ["1 Q0 3 1 0.9 r", "1 Q0 7 2 0.1 r", "1 Q0 8 3 0.5 r"]
+    lines += [f"2 Q0 {100 + r} {r} {1 - r / 100} r" for r in range(1, 11)] + ["2 Q0 5 11 0.001 r"]
+    run.write_text("\n".join(lines) + "\n")
+    result = Evaluator(str(qrels), ["recip_rank"], convention="msmarco").evaluate(str(run))
+    assert result.per_query["1"]["recip_rank~msmarco"] == 0.5
+    assert result.per_query["2"]["recip_rank~msmarco"] == 0.0
+    assert result.aggregate["recip_rank~msmarco"] == 0.5 / 3
+
+
+def test_msmarco_has_mrr_only() -> None:
+    with pytest.raises(TrecgainError, match="MRR@10 only"):
+        Evaluator({"1": {"a": 1}}, ["ndcg_cut.10"], convention="msmarco")
+
+
+# ------------------------------------------------------------------ options and marking
+
+
+def test_unknown_tool() -> None:
+    with pytest.raises(TrecgainError, match="must be one of"):
+        Evaluator({"1": {"a": 1}}, ["map"], convention="nosuchtool")
+
+
+def test_fixed_options_refused() -> None:
+    """An option the convention sets, given too: an error, not a silent override."""
+    with pytest.raises(TrecgainError, match="ties"):
+        Evaluator({"1": {"a": 1}}, ["ndcg_cut.10"], convention="pytrec_eval", ties="average")
+    with pytest.raises(TrecgainError, match="relevance level"):
+        Evaluator({"1": {"a": 1}}, ["ndcg_cut.10"], convention="beir", relevance_level=2)
+
+
+def test_trec_eval_conventions_are_unmarked() -> None:
+    """--as trec_eval is the default; trec_eval9 is --compat 9: both keep trec_eval's names."""
+    qrels, run = {"1": {"a": 1, "b": 2}}, {"1": {"a": 1.0000000001, "b": 1.0}}
+    default = Evaluator(qrels, ["ndcg_cut.10"]).evaluate(run).aggregate
+    assert Evaluator(qrels, ["ndcg_cut.10"], convention="trec_eval").evaluate(run).aggregate == default
+    nine = Evaluator(qrels, ["ndcg_cut.10"], compat="9").evaluate(run).aggregate
+    assert Evaluator(qrels, ["ndcg_cut.10"], convention="trec_eval9").evaluate(run).aggregate == nine
+    assert nine != default  # float32 scores tie, and the docno decides
+
+
+@pytest.mark.parametrize("tool", ["pytrec_eval", "beir", "mteb", "ir_measures", "ranx", "sklearn"])
+def test_cli_marks_every_format(tool: str, tmp_path) -> None:
+    """Every line printed under --as TOOL says so: NAME~TOOL in the trec text, and a convention
+    field (and the marked names) in JSON."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n")
+    command = [sys.executable, "-m", "trecgain", "--as", tool, "-m", "ndcg_cut.10", "-q", str(qrels), str(run)]
+    text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    assert text.splitlines() and all(line.startswith(f"ndcg_cut_10~{tool} ") for line in text.splitlines())
+    import json
+
+    document = json.loads(subprocess.run([*command, "--format", "json"], capture_output=True, text=True,
+                                         check=True).stdout)
+    assert document["convention"] == tool
+    assert document["runs"][0]["convention"] == tool
+    assert list(document["runs"][0]["aggregate"]) == [f"ndcg_cut_10~{tool}"]
