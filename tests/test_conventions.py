@@ -293,7 +293,8 @@ def test_cli_marks_every_format(tool: str, tmp_path) -> None:
     run.write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.4 r\n")
     command = [sys.executable, "-m", "trecgain", "--as", tool, "-m", "ndcg_cut.10", "-q", str(qrels), str(run)]
     text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    assert text.splitlines() and all(line.startswith(f"ndcg_cut_10~{tool} ") for line in text.splitlines())
+    names = [line.split("\t")[0].rstrip() for line in text.splitlines()]
+    assert names and all(name == f"ndcg_cut_10~{tool}" for name in names)
     import json
 
     document = json.loads(subprocess.run([*command, "--format", "json"], capture_output=True, text=True,
@@ -301,3 +302,27 @@ def test_cli_marks_every_format(tool: str, tmp_path) -> None:
     assert document["convention"] == tool
     assert document["runs"][0]["convention"] == tool
     assert list(document["runs"][0]["aggregate"]) == [f"ndcg_cut_10~{tool}"]
+
+
+@pytest.mark.parametrize("option, named", [
+    (["--global-gains", "exp"], "gains=exp"), (["--discount", "log:e"], "discount=log:e"),
+    (["--ties", "average"], "ties=average"), (["--ties", "rank"], "ties=rank"),
+    (["--fractional-grades"], "fractional_grades"), (["--exact-ideal"], "exact_ideal")])
+def test_options_that_change_trec_eval_names_say_so(option: list[str], named: str, tmp_path) -> None:
+    """An option that changes what a trec_eval name means: a note naming the line on stderr (the
+    trec text), and in JSON the run's convention field names the option."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 2\n1 0 b 1\n1 0 c 3\n")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 a 2 0.5 r\n1 Q0 b 1 0.5 r\n1 Q0 c 3 0.1 r\n")
+    command = [sys.executable, "-m", "trecgain", *option, "-m", "ndcg_cut.10", str(qrels), str(run)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert "ndcg_cut_10 is computed with " + option[0] in done.stderr
+    import json
+
+    document = json.loads(subprocess.run([*command, "--format", "json"], capture_output=True, text=True,
+                                         check=True).stdout)
+    assert document["runs"][0]["convention"] == f"trec_eval with {named}"
+    plain = json.loads(subprocess.run([sys.executable, "-m", "trecgain", "-m", "ndcg_cut.10", "--format", "json",
+                                       str(qrels), str(run)], capture_output=True, text=True, check=True).stdout)
+    assert "convention" not in plain["runs"][0]

@@ -130,3 +130,25 @@ def rounded(value: float, convention: Convention) -> float:
 def line_name(name: str, convention: Convention) -> str:
     """The name of a line computed under a convention: trec_eval's own, or marked `name~TOOL`."""
     return name if convention.is_trec_eval else f"{name}~{convention.name}"
+
+
+def described(options: object) -> str | None:
+    """What made an evaluation's values, when not trec_eval's own rules (JSON's `convention`
+    field): the tool of --as, or trec_eval with the options that change what its names mean
+    (--global-gains, --discount, --ties, --fractional-grades, --exact-ideal); None for trec_eval's."""
+    convention = options.convention  # type: ignore[attr-defined]
+    if not convention.is_trec_eval:
+        return convention.name
+    changed = []
+    gains = options.global_gains  # type: ignore[attr-defined]
+    if gains is not None and (gains.scheme != "linear" or gains.pairs):
+        changed.append(f"gains={gains.text}")
+    if options.discount.text != "log:2":  # type: ignore[attr-defined]
+        changed.append(f"discount={options.discount.text}")  # type: ignore[attr-defined]
+    if options.ties in ("average", "rank"):  # type: ignore[attr-defined]
+        changed.append(f"ties={options.ties}")  # type: ignore[attr-defined]
+    if options.fractional_grades:  # type: ignore[attr-defined]
+        changed.append("fractional_grades")
+    if options.exact_ideal:  # type: ignore[attr-defined]
+        changed.append("exact_ideal")
+    return f"trec_eval with {', '.join(changed)}" if changed else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 from . import _core, check
-from .conventions import TREC_EVAL, check_measures, line_name, rounded
+from .conventions import TREC_EVAL, check_measures, described, line_name, rounded
 from .errors import TrecgainError
 from .measures import Request, parse_requests, rule_notes
 from .options import EvaluationOptions, checked_rel_format, checked_ties
@@ -43,12 +43,14 @@ class Result(Record):
     notes (skipped queries, scores that are ranks, ...) for the caller to show (the library
     never prints), and whether the per-query values were kept
     (`evaluate(run, keep_values=False)`: `per_query`, `lines` and `to_dataframe` raise
-    ValueError), and the run's file name when it was evaluated from one (`source`)."""
+    ValueError), the run's file name when it was evaluated from one (`source`), the convention
+    whose rules made the values (--as: a trecgain.conventions.Convention) and what JSON calls it
+    (`convention_name`: None for trec_eval's own rules, see trecgain.conventions.described)."""
 
     __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes", "source",
-                 "zscores", "convention")
+                 "zscores", "convention", "convention_name")
     DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None, "zscores": False,
-                "convention": TREC_EVAL}
+                "convention": TREC_EVAL, "convention_name": None}
 
     def ties_decided(self, per_query: bool = False, summary: bool = True) -> int:
         """How many printed values (4 decimals) of `to_trec(per_query, summary)` would read
@@ -63,11 +65,6 @@ class Result(Record):
         if not self.keep_values:
             raise ValueError(f"{what} needs the per-query values, which evaluate(run, keep_values=False) does not "
                              "keep: evaluate with keep_values=True (aggregate and to_trec work either way)")
-
-    @property
-    def convention_name(self) -> str | None:
-        """The tool whose rules made the values (--as), None for trec_eval's."""
-        return None if self.convention.is_trec_eval else self.convention.name
 
     @property
     def qid_bytes(self) -> list[bytes]:
@@ -320,8 +317,9 @@ class Evaluator:
         #: The one options value every evaluation of this Evaluator passes to the core (-j workers,
         #: Dask, compare and explain too); empty_ok follows the measures (see _follows_10).
         self.options: EvaluationOptions = options.replace(empty_ok=options.complete and self._follows_10(options))
-        self.notes.extend(rule_notes(self.requests, options.global_gains, options.discount, options.exact_ideal,
-                                     options.ties))
+        if options.convention.is_trec_eval:  # under --as the lines are marked NAME~TOOL instead
+            self.notes.extend(rule_notes(self.requests, options.global_gains, options.discount, options.exact_ideal,
+                                         options.ties, options.fractional_grades))
         self.qrels = qrels if isinstance(qrels, _core.Qrels) else read_qrels(
             qrels, fractional=options.fractional_grades, rel_format=options.rel_format)
 
@@ -380,7 +378,7 @@ class Evaluator:
         and `score_is_rank`: trecgain.distributed puts an evaluation together from parts)."""
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
                       self._notes(run, evaluation), source, self.options.zscores is not None,
-                      self.options.convention)
+                      self.options.convention, described(self.options))
 
     def read_run(self, run: Source | Any) -> _core.Run:
         """The run as the core holds it, with its rank column when ties="rank"."""
