@@ -326,3 +326,27 @@ def test_options_that_change_trec_eval_names_say_so(option: list[str], named: st
     plain = json.loads(subprocess.run([sys.executable, "-m", "trecgain", "-m", "ndcg_cut.10", "--format", "json",
                                        str(qrels), str(run)], capture_output=True, text=True, check=True).stdout)
     assert "convention" not in plain["runs"][0]
+
+
+@pytest.mark.parametrize("option, named", [
+    (["--as", "beir"], "beir"), (["--ties", "average"], "trec_eval with ties=average"),
+    (["--discount", "log:e"], "trec_eval with discount=log:e"), (["--exact-ideal"], "trec_eval with exact_ideal"),
+    (["--fractional-grades"], "trec_eval with fractional_grades"), (["--ties", "rank"], "trec_eval with ties=rank")])
+def test_compare_tables_say_which_convention(option: list[str], named: str, tmp_path) -> None:
+    """compare's text and JSON name the convention (--global-gains has its own `gains` field)."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 2\n1 0 b 1\n2 0 a 1\n")
+    runs = []
+    for name, lines in (("r1", "1 Q0 a 2 0.5 r1\n1 Q0 b 1 0.5 r1\n2 Q0 a 1 1 r1\n"),
+                        ("r2", "1 Q0 b 1 0.9 r2\n1 Q0 a 2 0.1 r2\n2 Q0 b 1 1 r2\n")):
+        (tmp_path / name).write_text(lines)
+        runs.append(str(tmp_path / name))
+    command = [sys.executable, "-m", "trecgain", "compare", *option, "-m", "ndcg_cut.10", "--permutations", "10",
+               "--bootstrap", "10", str(qrels), *runs]
+    text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    assert f"computed as {named}" in text.splitlines()[1]
+    import json
+
+    document = json.loads(subprocess.run([*command, "--format", "json"], capture_output=True, text=True,
+                                         check=True).stdout)
+    assert document["settings"]["convention"] == named

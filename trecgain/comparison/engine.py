@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from .. import check
+from ..conventions import described
 from ..errors import TrecgainError
 from ..evaluate import Evaluator
 from ..measures import BY_NAME, parse_requests
@@ -185,7 +186,8 @@ class _Comparer:
                     "test": self.test, "correction": self.correction, "alpha": self.alpha,
                     "confidence": self.confidence, "permutations": self.permutations, "bootstrap": self.bootstrap,
                     "seed": self.seed, "wilcoxon": self.wilcoxon, "top": self.top, "queries": len(qids),
-                    "complete": bool(first.complete), "compat": first.compat, "convention": first.convention,
+                    "complete": bool(first.complete), "compat": first.compat,
+                    "convention": described(first.options.replace(global_gains=None)),  # gains: their own field
                     "global_gains": None if self.schemes == [None] else list(self.schemes)}
         context = {"qrels": first.qrels, "runs": core_runs, "schemes": self.schemes, "options": first.options,
                    "depth": max(cutoffs) if cutoffs else 20}
