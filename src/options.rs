@@ -173,6 +173,7 @@ pub(crate) fn core_options(value: &Bound<'_, PyAny>) -> PyResult<Options> {
             "rank" => Ties::Rank,
             "average" => Ties::Average,
             "reversed" => Ties::Reversed,
+            "input" => Ties::Input,
             other => return Err(PyValueError::new_err(format!("no tie rule '{other}'"))),
         },
         rel_format: rel_format(&field::<String>(value, "rel_format")?)?,

@@ -124,6 +124,102 @@ def test_beir_removes_the_query_document() -> None:
     assert beir == round(1 / (1 + 1 / math.log2(3)), 5)
 
 
+def beir_mrr(qrels: dict, run: dict, k: int) -> float:
+    """BEIR's MRR@k as beir/retrieval/custom_metrics.py `mrr` computes it (read, not copied): per
+    run query, a stable sort by score alone, 1/rank of the first document with grade > 0 within
+    k; the sum over len(qrels), rounded to 5 decimals."""
+    total = 0.0
+    for q, docs in run.items():
+        ranked = sorted(docs.items(), key=lambda item: item[1], reverse=True)[:k]
+        relevant = {d for d, g in qrels[q].items() if g > 0}
+        total += next((1.0 / (r + 1) for r, (d, _) in enumerate(ranked) if d in relevant), 0.0)
+    return round(total / len(qrels), 5)
+
+
+def mteb_mrr(qrels: dict, run: dict, k: int) -> float:
+    """MTEB's MRR@k as mteb/_evaluators/retrieval_metrics.py `mrr` computes it (read, not
+    copied): per run query, sorted by (score, doc id) in reverse, 1/rank of the first document
+    with grade > 0 within k; the mean over the run's queries, not rounded."""
+    values = []
+    for q, docs in run.items():
+        ranked = sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)[:k]
+        relevant = {d for d, g in qrels[q].items() if g > 0}
+        values.append(next((1.0 / (r + 1) for r, (d, _) in enumerate(ranked) if d in relevant), 0.0))
+    return sum(values) / len(values)
+
+
+@pytest.mark.parametrize("tool", ["beir", "mteb"])
+def test_beir_and_mteb_mrr(tool: str) -> None:
+    """--as beir / mteb -m RR@k: their own MRR code's rules (a run query the qrels lack: an error,
+    as their KeyError)."""
+    rng = np.random.default_rng(5092)
+    for i in range(COLLECTIONS):
+        qrels, run = collection(rng, **kinds(i))
+        k = int(rng.integers(1, 6))
+        evaluator = Evaluator(qrels, [f"RR@{k}"], convention=tool)
+        if set(run) - set(qrels) or not set(run) & set(qrels):
+            with pytest.raises(TrecgainError):
+                evaluator.evaluate(run)
+            continue
+        given = {q: {d: s for d, s in docs.items() if not (tool == "beir" and d == q)} for q, docs in run.items()}
+        expected = beir_mrr(qrels, given, k) if tool == "beir" else mteb_mrr(qrels, given, k)
+        assert close(evaluator.evaluate(run).aggregate[f"RR@{k}~{tool}"], expected), (k, qrels, run)
+
+
+def test_beir_mrr_keeps_input_order_on_ties() -> None:
+    """Hand-computed: tied scores keep the run's order (BEIR #187 / MTEB #5092's constant scorer)."""
+    qrels = {"q": {"a": 1}}
+    run = {"q": {"c": 1.0, "b": 1.0, "a": 1.0}}
+    assert Evaluator(qrels, ["RR@10"], convention="beir").evaluate(run).aggregate["RR@10~beir"] == round(1 / 3, 5)
+    assert Evaluator(qrels, ["RR@10"], convention="mteb").evaluate(run).aggregate["RR@10~mteb"] == 1 / 3
+    flipped = {"q": {"a": 1.0, "b": 1.0, "c": 1.0}}
+    assert Evaluator(qrels, ["RR@10"], convention="beir").evaluate(flipped).aggregate["RR@10~beir"] == 1.0
+
+
+# ------------------------------------------------------------------ trectools
+
+TT_QIDS = ["qa", "qb", "qc", "Q1", "q1x"]
+TT_DOCS = ["da", "db", "dc", "Da", "daa", "x", "y", "z", "w"]
+
+
+def test_trectools(tmp_path) -> None:
+    """--as trectools: trectools' TrecEval on the same files (its nDCG ranks ties by docid
+    ascending, the others descending; each mean over the run's queries).  Ids are not numbers:
+    trectools reads them through pandas, which would turn "01" into 1."""
+    from trectools import TrecEval, TrecQrel, TrecRun
+
+    rng = np.random.default_rng(36)
+    measures = {"ndcg_cut.5": ("get_ndcg", 5), "map": ("get_map", 1000), "recip_rank": ("get_reciprocal_rank", 1000),
+                "P.5": ("get_precision", 5), "recall.5": ("get_recall", 5)}
+    qrels_file, run_file = tmp_path / "qrels", tmp_path / "run"
+    for i in range(COLLECTIONS // 3):  # trectools is slow (pandas per measure): 100 collections
+        qrels, run = collection(rng, **kinds(i))
+        rename_q = dict(zip(QIDS, TT_QIDS + ["qd"]))
+        rename_d = dict(zip(DOCS, TT_DOCS + ["v", "u", "t"]))
+        qrels = {rename_q[q]: {rename_d[d]: g for d, g in docs.items()} for q, docs in qrels.items()}
+        run = {rename_q[q]: {rename_d[d]: s for d, s in docs.items()} for q, docs in run.items()}
+        qrels_file.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+        run_file.write_text("".join(f"{q} Q0 {d} {r + 1} {s!r} tag\n" for q, docs in run.items()
+                                    for r, (d, s) in enumerate(docs.items())))
+        if not set(qrels) & set(run):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            te = TrecEval(TrecRun(str(run_file)), TrecQrel(str(qrels_file)))
+            for measure, (method, depth) in measures.items():
+                theirs = float(getattr(te, method)(depth=depth))
+                per_query = getattr(te, method)(depth=depth, per_query=True)
+                result = Evaluator(str(qrels_file), [measure], convention="trectools").evaluate(str(run_file))
+                line = f"{result.line_formats()[0].name}"
+                assert close(result.aggregate[line], theirs), (measure, qrels, run)
+                ours = result.per_query
+                for q, value in zip(per_query.index, per_query.iloc[:, 0]):
+                    if str(q) not in run:  # a qrels query the run lacks: listed by some, 0, not in the mean
+                        assert value == 0 or math.isnan(value), (measure, q, qrels, run)
+                    elif not math.isnan(value):  # a run query the qrels lack: 0, counted in the mean
+                        assert close(ours.get(str(q), {}).get(line, 0.0), float(value)), (measure, q, qrels, run)
+
+
 # ------------------------------------------------------------------ ir_measures
 
 IR = ["nDCG@10", "nDCG@5", "AP", "AP@10", "P@5", "R@10", "RR", "nDCG"]
@@ -152,10 +248,34 @@ def test_ir_measures() -> None:
                                                                                                           run)
 
 
-def test_ir_measures_rr_at_k_refused() -> None:
-    """ir_measures computes RR@k with other rules (its msmarco provider): a clear error."""
-    with pytest.raises(TrecgainError, match="msmarco provider"):
-        Evaluator({"1": {"a": 1}}, ["RR@10"], convention="ir_measures")
+def test_ir_measures_rr_at_k() -> None:
+    """ir_measures' RR@k comes from its msmarco provider (doc id ascending on ties, float64
+    scores, every qrels query): --as ir_measures -m RR@k follows those rules."""
+    import ir_measures
+
+    rng = np.random.default_rng(77)
+    for i in range(COLLECTIONS):
+        qrels, run = collection(rng, **kinds(i))
+        if not set(qrels) & set(run):
+            continue
+        k = int(rng.integers(1, 6))
+        measure = ir_measures.parse_measure(f"RR@{k}")
+        theirs = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+        result = Evaluator(qrels, [f"RR@{k}"], convention="ir_measures").evaluate(run)
+        ours = result.per_query
+        for q in qrels:
+            assert close(ours.get(q, {}).get(f"RR@{k}~ir_measures", 0.0), theirs[q]), (q, qrels, run)
+        assert close(result.aggregate[f"RR@{k}~ir_measures"],
+                     ir_measures.calc_aggregate([measure], qrels, run)[measure])
+
+
+def test_rr_at_k_with_other_measures_refused() -> None:
+    """One evaluation follows one set of rules: a tool's measure computed by other rules is
+    evaluated on its own."""
+    with pytest.raises(TrecgainError, match="in a run of its own"):
+        Evaluator({"1": {"a": 1}}, ["RR@10", "nDCG@10"], convention="ir_measures")
+    with pytest.raises(TrecgainError, match="in a run of its own"):
+        Evaluator({"1": {"a": 1}}, ["RR@10", "ndcg_cut.10"], convention="beir")
 
 
 # ------------------------------------------------------------------ ranx

@@ -29,13 +29,17 @@ class Convention(Record):
     query's is removed); max_docs (a fixed cutoff of every ranking, None: none); gains and
     discount (the gain scheme and discount of the DCG family); rounding (decimals the tool rounds
     its means to, None: not rounded); measures (the trecgain measures the tool computes, None:
-    all of trec_eval's); lacks (why a measure is missing, for the error)."""
+    all of trec_eval's); lacks (why a measure is missing, for the error); judged_runs (a run
+    query the qrels lack is an error: the tool raises KeyError); variants ({measure kind:
+    the convention of a measure the tool computes by other rules}, see `variant_for`).
+
+    queries may also be "run": every run query counts, one the qrels lack scoring 0 (trectools)."""
 
     __slots__ = ("name", "score", "ties", "level", "level_gains", "ideal", "queries", "drop_self", "max_docs",
-                 "gains", "discount", "rounding", "measures", "lacks")
+                 "gains", "discount", "rounding", "measures", "lacks", "judged_runs", "variants")
     DEFAULTS = {"score": "f64", "ties": "docno", "level": None, "level_gains": False, "ideal": "judged",
                 "queries": "both", "drop_self": False, "max_docs": None, "gains": None, "discount": "log:2",
-                "rounding": None, "measures": None, "lacks": ""}
+                "rounding": None, "measures": None, "lacks": "", "judged_runs": False, "variants": ()}
 
     @property
     def compat(self) -> str:
@@ -51,7 +55,23 @@ class Convention(Record):
 _PYTREC_MEASURES = None  # every trec_eval 9 measure
 _BEIR_MEASURES = ("ndcg_cut", "map_cut", "recall", "P")
 _BEIR_LACKS = ("BEIR and MTEB compute nDCG@k, MAP@k, Recall@k and P@k through pytrec_eval (ndcg_cut, map_cut, "
-               "recall, P); their MRR@k follows other rules (docs/conventions.md) that --as does not implement")
+               "recall, P), and MRR@k (RR@k, recip_rank) by their own code")
+_RR = ("recip_rank",)
+#: BEIR's MRR@k (custom_metrics.mrr): a stable sort by score, grade > 0, over every qrels query, a
+#: run query the qrels lack a KeyError; the document named as its query is gone when evaluate ran
+#: first on the same dict (BEIR's usual order), rounded to 5 decimals.
+_BEIR_MRR = Convention("beir", ties="input", level=1, queries="qrels", drop_self=True, rounding=5, measures=_RR,
+                       judged_runs=True, lacks="BEIR's MRR@k")
+#: MTEB's MRR@k (retrieval_metrics.mrr): score, then doc id descending, on float64 scores, grade
+#: > 0, over the run's queries (each must have qrels), not rounded.
+_MTEB_MRR = Convention("mteb", level=1, measures=_RR, judged_runs=True, lacks="MTEB's MRR@k")
+#: ir_measures' RR@k (its msmarco provider): score, then doc id ascending, float64 scores, every
+#: qrels query.
+_IR_RR = Convention("ir_measures", ties="reversed", queries="qrels", measures=_RR, lacks="ir_measures' RR@k")
+_TRECTOOLS = ("ndcg_cut", "map", "map_cut", "recip_rank", "P", "recall")
+#: trectools' get_ndcg never re-sorts: the run's load order, score descending then docid ascending.
+_TRECTOOLS_NDCG = Convention("trectools", ties="reversed", level=1, queries="run", measures=("ndcg_cut",),
+                             lacks="trectools' get_ndcg")
 
 #: The tools, in the order of their users.  What each rule is and where it was read:
 #: docs/conventions.md.
@@ -60,11 +80,10 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
     Convention("trec_eval9", score="f32"),
     Convention("pytrec_eval", score="f32", measures=_PYTREC_MEASURES),
     Convention("beir", score="f32", level=1, drop_self=True, rounding=5, measures=_BEIR_MEASURES,
-               lacks=_BEIR_LACKS),
-    Convention("mteb", score="f32", level=1, rounding=5, measures=_BEIR_MEASURES, lacks=_BEIR_LACKS),
-    Convention("ir_measures", score="f32", queries="qrels",
-               lacks="ir_measures computes RR@k with its msmarco provider (doc ids ascending on ties, float64 "
-                     "scores), which --as does not implement"),
+               lacks=_BEIR_LACKS, variants=(("recip_rank", _BEIR_MRR), ("recip_rank@k", _BEIR_MRR))),
+    Convention("mteb", score="f32", level=1, rounding=5, measures=_BEIR_MEASURES, lacks=_BEIR_LACKS,
+               variants=(("recip_rank", _MTEB_MRR), ("recip_rank@k", _MTEB_MRR))),
+    Convention("ir_measures", score="f32", queries="qrels", variants=(("recip_rank@k", _IR_RR),)),
     Convention("ranx", level_gains=True, queries="equal",
                measures=("ndcg_cut", "ndcg", "map_cut", "map", "recip_rank", "P", "recall"),
                lacks="ranx's ndcg@k, ndcg, map@k, map, mrr, precision@k and recall@k are implemented"),
@@ -73,7 +92,33 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
                      "the classification AP)"),
     Convention("msmarco", ties="rank", level=0, queries="qrels", max_docs=10, measures=("recip_rank",),
                lacks="the MS MARCO script computes MRR@10 only: -m recip_rank (cut at rank 10)"),
+    Convention("trectools", level=1, queries="run", measures=_TRECTOOLS,
+               lacks="trectools' get_ndcg, get_map, get_reciprocal_rank, get_precision and get_recall are "
+                     "implemented", variants=(("ndcg_cut", _TRECTOOLS_NDCG),)),
 )}
+
+
+def measure_kind(request: Request) -> str:
+    """What a convention's variants are keyed by: the kernel, `@k` added for a cutoff RR."""
+    kernel = request.measure.kernel or request.measure.name
+    return f"{kernel}@k" if kernel == "recip_rank" and request.params.cutoffs else kernel
+
+
+def variant_for(convention: Convention, requests: list[Request]) -> Convention:
+    """The convention of these measures: a tool that computes some measures by other rules
+    (BEIR's MRR@k, ir_measures' RR@k, trectools' nDCG) has them in `variants`; one evaluation
+    follows one set of rules, so such measures are evaluated alone (else a TrecgainError)."""
+    variants = dict(convention.variants)
+    if not variants or not requests:
+        return convention
+    kinds = {measure_kind(r) for r in requests}
+    chosen = {variants.get(kind, convention) for kind in kinds}
+    if len(chosen) > 1:
+        apart = sorted({r.lines[0] if r.lines else r.measure.name for r in requests if measure_kind(r) in variants})
+        raise TrecgainError(f"--as {convention.name}: the tool computes {', '.join(apart)} by other rules than its "
+                            f"other measures (docs/conventions.md): evaluate {'it' if len(apart) == 1 else 'them'} "
+                            "in a run of its own")
+    return chosen.pop()
 
 
 def convention_named(value: object) -> Convention:
@@ -100,8 +145,6 @@ def check_measures(convention: Convention, requests: list[Request]) -> None:
         if convention.measures is None and not convention.is_trec_eval and not r.measure.in_trec_eval_9:
             raise TrecgainError(f"--as {convention.name}: the tool has no measure '{r.measure.name}' (it "
                                 "computes trec_eval 9's measures)")
-        if convention.name == "ir_measures" and r.label and kernel == "recip_rank" and r.params.cutoffs:
-            raise TrecgainError(f"--as ir_measures: {r.label}: {convention.lacks}")
 
 
 #: The options a convention fixes, with their defaults: giving another value with --as is an error.

@@ -45,12 +45,14 @@ class Result(Record):
     (`evaluate(run, keep_values=False)`: `per_query`, `lines` and `to_dataframe` raise
     ValueError), the run's file name when it was evaluated from one (`source`), the convention
     whose rules made the values (--as: a trecgain.conventions.Convention) and what JSON calls it
-    (`convention_name`: None for trec_eval's own rules, see trecgain.conventions.described)."""
+    (`convention_name`: None for trec_eval's own rules, see trecgain.conventions.described), and
+    what its means are multiplied by (`share`: the evaluated queries' share of the run's, for a
+    convention whose mean is over every run query)."""
 
     __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes", "source",
-                 "zscores", "convention", "convention_name")
+                 "zscores", "convention", "convention_name", "share")
     DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None, "zscores": False,
-                "convention": TREC_EVAL, "convention_name": None}
+                "convention": TREC_EVAL, "convention_name": None, "share": 1.0}
 
     def ties_decided(self, per_query: bool = False, summary: bool = True) -> int:
         """How many printed values (4 decimals) of `to_trec(per_query, summary)` would read
@@ -104,7 +106,10 @@ class Result(Record):
             return None
         if kind == "tag":
             return self.runid
-        return rounded(summaries[slot], self.convention) if kind == "float" else _py(summaries[slot], kind)
+        if kind != "float":
+            return _py(summaries[slot], kind)
+        value = summaries[slot] * self.share if rule == "mean" and self.share != 1.0 else summaries[slot]
+        return rounded(value, self.convention)
 
     @property
     def per_query(self) -> dict[str, dict[str, float | int | str]]:
@@ -212,7 +217,14 @@ class Result(Record):
         if self.zscores:  # trec_eval's "Z%-22s" and %6.4f for every number, counts too
             lines = [(b"Z" + name.ljust(22), "float", *rest) if kind not in ("tag", "chars") else
                      (name, kind, *rest) for name, kind, *rest in lines]
-        self.evaluation.write_trec(lines, per_query, summary, self.absent_queries, write)
+        if self.share == 1.0 and self.convention.rounding is None:
+            self.evaluation.write_trec(lines, per_query, summary, self.absent_queries, write)
+            return
+        # a convention's means (over the run's queries, rounded) are the aggregate's: written here
+        self.evaluation.write_trec(lines, per_query, False, self.absent_queries, write)
+        if summary:
+            write("".join(f"{name:<22}\tall\t{value:6.4f}\n" if isinstance(value, float) else
+                          f"{name:<22}\tall\t{value}\n" for name, value in self.aggregate.items()).encode())
 
     def to_trec_bytes(self, per_query: bool = False, summary: bool = True) -> bytes:
         chunks: list[bytes] = []
@@ -222,6 +234,16 @@ class Result(Record):
     def to_trec(self, per_query: bool = False, summary: bool = True) -> str:
         """The exact text the command line prints (-q gives per_query, -n turns summary off)."""
         return self.to_trec_bytes(per_query, summary).decode("utf-8", "surrogateescape")
+
+
+def _run_share(evaluation: Any, options: EvaluationOptions) -> float:
+    """What a mean over the evaluated queries is multiplied by to be a mean over every run
+    query, those the qrels lack scoring 0 (a convention's queries="run": trectools); else 1."""
+    if options.convention.queries != "run":
+        return 1.0
+    evaluated = sum(evaluation.in_run)
+    extra = evaluation.skipped_queries[1]
+    return evaluated / (evaluated + extra) if evaluated + extra else 1.0
 
 
 def _text(value: bytes) -> str:
@@ -366,19 +388,28 @@ class Evaluator:
         tie_lines = _slot_masks(self.requests)[0] if check_ties else None
         evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self.options,
                                     keep_values, tie_lines)
-        if self.options.convention.queries == "equal" and any(evaluation.skipped_queries):
-            missing, extra = evaluation.skipped_queries
+        self._check_queries(evaluation, run.source)
+        return self.result(evaluation, run, keep_values, source)
+
+    def _check_queries(self, evaluation: Any, source: str) -> None:
+        """The query sets a convention refuses: different ones (ranx), or run queries the
+        qrels lack (BEIR's and MTEB's MRR raise KeyError)."""
+        convention = self.options.convention
+        missing, extra = evaluation.skipped_queries
+        if convention.queries == "equal" and (missing or extra):
             raise TrecgainError(f"--as {self.convention}: the tool needs the run and the qrels to have the same "
                                 f"queries ({missing} qrels {_queries(missing)} the run lacks, {extra} run "
-                                f"{_queries(extra)} the qrels lack)", run.source)
-        return self.result(evaluation, run, keep_values, source)
+                                f"{_queries(extra)} the qrels lack)", source)
+        if convention.judged_runs and extra:
+            raise TrecgainError(f"--as {self.convention}: {extra} run {_queries(extra)} the qrels lack: the tool "
+                                "fails on such a query (KeyError)", source)
 
     def result(self, evaluation: Any, run: Any, keep_values: bool, source: str | None) -> Result:
         """The Result of the core's evaluation of `run` (a core Run, or what has its `source`
         and `score_is_rank`: trecgain.distributed puts an evaluation together from parts)."""
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
                       self._notes(run, evaluation), source, self.options.zscores is not None,
-                      self.options.convention, described(self.options))
+                      self.options.convention, described(self.options), _run_share(evaluation, self.options))
 
     def read_run(self, run: Source | Any) -> _core.Run:
         """The run as the core holds it, with its rank column when ties="rank"."""

@@ -12,7 +12,7 @@ import sys
 
 from . import check
 from .discounts import parse_discount
-from .conventions import TREC_EVAL, check_fixed, check_measures, convention_named
+from .conventions import TREC_EVAL, check_fixed, check_measures, convention_named, variant_for
 from .errors import TrecgainError
 from .gains import parse_global_gains
 from .record import Record
@@ -31,9 +31,10 @@ REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 #: `ties=`: trec_eval's rule (score, then docno descending), the run's rank column, or each tied
 #: document given its group's mean gain (expected values over every ordering of the tie).
 TIE_RULES = ("docno", "rank", "average")
-#: The core's tie rules: TIE_RULES, and "reversed" (score descending, then docno ascending), which
-#: only trecgain itself asks for, to tell whether ties decided a value (check_ties, Dask).
-CORE_TIE_RULES = (*TIE_RULES, "reversed")
+#: The core's tie rules: TIE_RULES, "reversed" (score descending, then docno ascending), which
+#: trecgain itself asks for, to tell whether ties decided a value (check_ties, Dask), and "input"
+#: (score descending, then the run's order): both also other tools' rules (trecgain.conventions).
+CORE_TIE_RULES = (*TIE_RULES, "reversed", "input")
 MAX_EXP_GRADE = 1023
 GAINS_EXAMPLES = "'exp', 'linear', 'binary' or '1=1,2=3'"
 
@@ -99,6 +100,8 @@ class EvaluationOptions(Record):
         check_fixed(tool, {"compat": compat, "ties": ties, "complete": complete, "max_docs": max_docs,
                            "global_gains": global_gains, "discount": discount, "exact_ideal": exact_ideal,
                            "fractional_grades": fractional_grades}, relevance_level)
+        if tool.variants and requests is not None:  # the measures may follow other rules of the tool
+            tool = variant_for(tool, requests(tool.compat))
         if tool is not TREC_EVAL:
             compat, ties, complete, max_docs = tool.compat, tool.ties, tool.queries == "qrels", tool.max_docs
             global_gains, discount = tool.gains, tool.discount
@@ -118,7 +121,7 @@ class EvaluationOptions(Record):
         fractional_grades = check.flag(fractional_grades, "fractional_grades")
         err_max_grade = check.whole(err_max_grade, "err_max_grade", 0, MAX_EXP_GRADE)
         num_docs = check.whole(num_docs, "num_docs (-N)", 0, check.MAX_EXACT)
-        ties = checked_ties(ties, parsed, max_docs)
+        ties = checked_ties(ties, parsed, max_docs) if ties in TIE_RULES or tool is TREC_EVAL else ties  # a tool's
         gains = parse_global_gains(global_gains, compat) if global_gains is not None else None
         rel_format = checked_rel_format(rel_format, parsed)
         if zscores is not None:

@@ -175,8 +175,11 @@ pub enum Ties {
     /// expected value over every ordering of the tie (the gain kernels that support it).
     Average,
     /// Score descending, then docno ascending: the other way round, used to tell whether
-    /// ties decided a value.
+    /// ties decided a value (and ir_measures' RR@k, its msmarco provider's order).
     Reversed,
+    /// Score descending, then the run's own order (a stable sort by score: BEIR's MRR@k, whose
+    /// ties keep the order of the caller's dict).
+    Input,
 }
 
 /// Which documents a query's ideal ranking (and its count of relevant documents) is built from.
