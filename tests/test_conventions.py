@@ -12,6 +12,7 @@ on the inputs given to pytrec_eval.  The MS MARCO script is checked on hand-comp
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 import warnings
@@ -289,8 +290,12 @@ RANX = {"ndcg_cut_10": "ndcg@10", "ndcg_cut_5": "ndcg@5", "ndcg": "ndcg", "map_c
 @pytest.mark.parametrize("level", [1, 2])
 def test_ranx(level: int) -> None:
     """--as ranx: ranx's values (its relevance level also drops judgments from nDCG).  Scores are
-    distinct: ranx orders tied documents with an unstable sort (docs/conventions.md)."""
-    ranx = pytest.importorskip("ranx")  # the test extra installs it; numba compiles on first use
+    distinct: ranx orders tied documents with an unstable sort (docs/conventions.md).  ranx runs
+    with numba's JIT off (NUMBA_DISABLE_JIT: the same Python code, interpreted), which keeps the
+    test to seconds; compiled, the first call takes minutes on a small machine."""
+    if "numba" not in sys.modules:  # ranx's own code, interpreted: numba would compile it for minutes first
+        os.environ["NUMBA_DISABLE_JIT"] = "1"
+    import ranx
     rng = np.random.default_rng(level)
     names = {trec: f"{name}-l{level}" if level != 1 else name for trec, name in RANX.items()}
     for i in range(COLLECTIONS):
