@@ -3,7 +3,7 @@ nothing relevant, queries missing on either side, graded and binary judgments, n
 ids that look alike: "1", "01", "d1", "D1", a document named as its query), trecgain's values
 under a tool's convention equal the tool's own, per query and aggregated.
 
-Tools run here: pytrec_eval (pytrec-eval-terrier), ir_measures, ranx, scikit-learn.  BEIR and
+Tools run here: pytrec_eval (pytrec-eval-terrier), ir_measures, ranx, scikit-learn, trectools.  BEIR and
 MTEB are not installed (they pull in torch): their conventions are pytrec_eval's plus the steps
 their evaluation code takes around it (docs/conventions.md: BEIR removes each document whose id
 is its query's from the run, both round the mean to 5 decimals), and those steps are taken here
@@ -335,19 +335,18 @@ def test_sklearn(k: int | None) -> None:
     measure, line = ("ndcg", "ndcg~sklearn") if k is None else (f"ndcg_cut.{k}", f"ndcg_cut_{k}~sklearn")
     for i in range(COLLECTIONS):
         qrels, run = collection(rng, two_docs=True, **{**kinds(i), "negative": False})
-        both = [q for q in run if q in qrels]
-        if not both:
+        if not set(run) & set(qrels):
             continue
         result = Evaluator(qrels, [measure], convention="sklearn").evaluate(run)
         ours = result.per_query
         values = []
-        for q in both:
+        for q in run:  # each run query a row; one the qrels lack is all zeros, scoring 0
             docs = list(run[q])
-            y_true = np.array([[max(qrels[q].get(d, 0), 0) for d in docs]])
+            y_true = np.array([[max(qrels.get(q, {}).get(d, 0), 0) for d in docs]])
             y_score = np.array([[run[q][d] for d in docs]])
             value = ndcg_score(y_true, y_score, k=k)
             values.append(value)
-            assert close(ours[q][line], value, 1e-12), (q, qrels, run)
+            assert close(ours.get(q, {}).get(line, 0.0), value, 1e-12), (q, qrels, run)
         assert close(result.aggregate[line], float(np.mean(values)), 1e-12)
 
 

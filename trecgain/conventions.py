@@ -87,7 +87,7 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
     Convention("ranx", level_gains=True, queries="equal",
                measures=("ndcg_cut", "ndcg", "map_cut", "map", "recip_rank", "P", "recall"),
                lacks="ranx's ndcg@k, ndcg, map@k, map, mrr, precision@k and recall@k are implemented"),
-    Convention("sklearn", level=1, ties="average", ideal="ranking", measures=("ndcg_cut", "ndcg"),
+    Convention("sklearn", level=1, ties="average", ideal="ranking", queries="run", measures=("ndcg_cut", "ndcg"),
                lacks="scikit-learn ranks with ndcg_score and dcg_score only (its average_precision_score is "
                      "the classification AP)"),
     Convention("msmarco", ties="rank", level=0, queries="qrels", max_docs=10, measures=("recip_rank",),
