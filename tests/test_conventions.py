@@ -434,14 +434,15 @@ def test_cli_marks_every_format(tool: str, tmp_path) -> None:
     (["--fractional-grades"], "fractional_grades"), (["--exact-ideal"], "exact_ideal")])
 def test_options_that_change_trec_eval_names_say_so(option: list[str], named: str, tmp_path) -> None:
     """An option that changes what a trec_eval name means: a note naming the line on stderr (the
-    trec text), and in JSON the run's convention field names the option."""
+    trec text; not --ties rank, which changes the ranking read), and in JSON the run's
+    convention field names the option."""
     qrels = tmp_path / "qrels"
     qrels.write_text("1 0 a 2\n1 0 b 1\n1 0 c 3\n")
     run = tmp_path / "run"
     run.write_text("1 Q0 a 2 0.5 r\n1 Q0 b 1 0.5 r\n1 Q0 c 3 0.1 r\n")
     command = [sys.executable, "-m", "trecgain", *option, "-m", "ndcg_cut.10", str(qrels), str(run)]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
-    assert "ndcg_cut_10 is computed with " + option[0] in done.stderr
+    assert ("ndcg_cut_10 is computed with " + option[0] in done.stderr) == (option != ["--ties", "rank"])
     import json
 
     document = json.loads(subprocess.run([*command, "--format", "json"], capture_output=True, text=True,

@@ -276,8 +276,9 @@ def rule_notes(requests: list[Request], global_gains: GainSpec | None = None, di
                exact_ideal: bool = False, ties: str = "docno", fractional: bool = False) -> list[str]:
     """A note for each option that changes what a line with trec_eval's name means, naming
     the lines (their values are not trec_eval's): --global-gains other than linear, a
-    --discount other than log:2, --exact-ideal, --ties average or rank, --fractional-grades.
-    trec_eval's own gain strings need none: the line's name shows them."""
+    --discount other than log:2, --exact-ideal, --ties average, --fractional-grades.  trec_eval's
+    own gain strings need none (the line's name shows them), nor --ties rank (it changes the
+    ranking read, not the measure; JSON's convention field names it)."""
     from .discounts import TREC_EVAL  # not at import: only this path needs it
 
     notes = []
@@ -294,9 +295,6 @@ def rule_notes(requests: list[Request], global_gains: GainSpec | None = None, di
     if ties == "average":
         notes.append(_rule_note([r for r in requests if r.measure.rank_order], "--ties average",
                                 "order of tied documents"))
-    if ties == "rank":  # every ranking may change: the order is the rank column's, not the scores'
-        notes.append(_rule_note([r for r in requests if r.measure.value == "float"], "--ties rank",
-                                "order of documents (by score)"))
     if fractional:
         notes.append(_rule_note([r for r in requests if r.measure.value == "float"], "--fractional-grades",
                                 "integer grades"))
