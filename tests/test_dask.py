@@ -788,3 +788,17 @@ def test_relevance_formats_and_zscores_on_dask(cluster, case_id):
         _, there = same(args, address, stdin)
         assert there.stdout.decode("utf-8", "surrogateescape") == expect["stdout"], (case_id, mode)
         same(["-q", *args], address, stdin)
+
+
+def test_conventions_are_the_same_under_dask(cluster, tmp_path):
+    """--as TOOL through Dask: the same bytes as here (marked lines, a mean over the run's queries,
+    rounded means), and a query set the tool refuses is refused there too."""
+    address, _ = cluster
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 2\n1 0 b 1\n2 0 a 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 1 t\n1 Q0 b 2 1 t\n3 Q0 a 1 1 t\n")
+    for tool, measure in (("trectools", "map"), ("beir", "ndcg_cut.10"), ("sklearn", "ndcg_cut.10")):
+        same(["--as", tool, "-q", "-m", measure, str(qrels), str(run)], address)
+    here, _ = same(["--as", "ranx", "-m", "map", str(qrels), str(run)], address)
+    assert here.rc == 1 and "same queries" in here.stderr

@@ -388,7 +388,6 @@ class Evaluator:
         tie_lines = _slot_masks(self.requests)[0] if check_ties else None
         evaluation = _core.evaluate(self.qrels, run, [r.to_core() for r in self.requests], self.options,
                                     keep_values, tie_lines)
-        self._check_queries(evaluation, run.source)
         return self.result(evaluation, run, keep_values, source)
 
     def _check_queries(self, evaluation: Any, source: str) -> None:
@@ -406,7 +405,9 @@ class Evaluator:
 
     def result(self, evaluation: Any, run: Any, keep_values: bool, source: str | None) -> Result:
         """The Result of the core's evaluation of `run` (a core Run, or what has its `source`
-        and `score_is_rank`: trecgain.distributed puts an evaluation together from parts)."""
+        and `score_is_rank`: trecgain.distributed puts an evaluation together from parts); the
+        query sets the convention refuses raise TrecgainError here, on every path."""
+        self._check_queries(evaluation, run.source)
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
                       self._notes(run, evaluation), source, self.options.zscores is not None,
                       self.options.convention, described(self.options), _run_share(evaluation, self.options))
