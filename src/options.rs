@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use trecgain_core::options::{
-    Base, Compat, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary, Ties,
+    Base, Compat, Discount, GainPair, GainSpec, Ideal, Options, Request, Scheme, Summary, Ties,
 };
 use trecgain_core::read::RelFormat;
 use trecgain_core::zscores::ZScores;
@@ -173,11 +173,19 @@ pub(crate) fn core_options(value: &Bound<'_, PyAny>) -> PyResult<Options> {
             "rank" => Ties::Rank,
             "average" => Ties::Average,
             "reversed" => Ties::Reversed,
+            "input" => Ties::Input,
             other => return Err(PyValueError::new_err(format!("no tie rule '{other}'"))),
         },
         rel_format: rel_format(&field::<String>(value, "rel_format")?)?,
         zscores: zscores(&value.getattr("zscores")?)?,
         only_query: field::<Option<Vec<u8>>>(value, "only_query")?,
+        drop_self: field(value, "drop_self")?,
+        ideal: match field::<String>(value, "ideal")?.as_str() {
+            "judged" => Ideal::Judged,
+            "ranking" => Ideal::Ranking,
+            other => return Err(PyValueError::new_err(format!("no ideal rule '{other}'"))),
+        },
+        level_gains: field(value, "level_gains")?,
     })
 }
 

@@ -798,3 +798,17 @@ def test_subtopic_qrels_on_dask(cluster):
     _, there = same(args, address)
     assert there.stdout.decode().split()[:3] == ["ERR_IA@20", "all", "0.5088"]
     same(["-q", *args], address)
+
+
+def test_conventions_are_the_same_under_dask(cluster, tmp_path):
+    """--as TOOL through Dask: the same bytes as here (marked lines, a mean over the run's queries,
+    rounded means), and a query set the tool refuses is refused there too."""
+    address, _ = cluster
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 2\n1 0 b 1\n2 0 a 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 1 t\n1 Q0 b 2 1 t\n3 Q0 a 1 1 t\n")
+    for tool, measure in (("trectools", "map"), ("beir", "ndcg_cut.10"), ("sklearn", "ndcg_cut.10")):
+        same(["--as", tool, "-q", "-m", measure, str(qrels), str(run)], address)
+    here, _ = same(["--as", "ranx", "-m", "map", str(qrels), str(run)], address)
+    assert here.rc == 1 and "same queries" in here.stderr

@@ -141,9 +141,11 @@ def _measure_name_lists(path):
 #: names by definition), the aliases users type for ir_measures names (names.py: spellings of
 #: users, not a list of measures), explain's cell names (its columns dcg and ideal_dcg),
 #: pytrec_eval's nickname table (pytrec_eval.py: trec_eval 9's, with the prefs and multi-judge
-#: nicknames trecgain refuses).
+#: nicknames trecgain refuses), and the other tools' tables of what each computes
+#: (conventions.py: `--as TOOL`'s measures are the tool's, which a new trecgain measure does not join).
 ALLOWED = {"measures.py": {"_COUNTS", "_OFFICIAL", "_ALL_TREC_9", "_ALL_PREFS", "NICKNAMES"}, "names.py": {"ALIASES"},
-           "explain.py": {"_CELLS"}, "pytrec_eval.py": {"supported_nicknames"}}
+           "explain.py": {"_CELLS"}, "pytrec_eval.py": {"supported_nicknames"},
+           "conventions.py": {"CONVENTIONS", "_BEIR_MEASURES", "_BEIR_LACKS", "_TRECTOOLS"}}
 
 
 def _allowed(path, line):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 
 from . import _core, check
+from .conventions import TREC_EVAL, check_measures, described, line_name, rounded
 from .errors import TrecgainError
 from .measures import Request, parse_requests, rule_notes
 from .options import EvaluationOptions, checked_rel_format, checked_ties
@@ -42,11 +43,16 @@ class Result(Record):
     notes (skipped queries, scores that are ranks, ...) for the caller to show (the library
     never prints), and whether the per-query values were kept
     (`evaluate(run, keep_values=False)`: `per_query`, `lines` and `to_dataframe` raise
-    ValueError), and the run's file name when it was evaluated from one (`source`)."""
+    ValueError), the run's file name when it was evaluated from one (`source`), the convention
+    whose rules made the values (--as: a trecgain.conventions.Convention) and what JSON calls it
+    (`convention_name`: None for trec_eval's own rules, see trecgain.conventions.described), and
+    what its means are multiplied by (`share`: the evaluated queries' share of the run's, for a
+    convention whose mean is over every run query)."""
 
     __slots__ = ("evaluation", "requests", "absent_queries", "warnings", "keep_values", "notes", "source",
-                 "zscores")
-    DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None, "zscores": False}
+                 "zscores", "convention", "convention_name", "share")
+    DEFAULTS = {"warnings": [], "keep_values": True, "notes": [], "source": None, "zscores": False,
+                "convention": TREC_EVAL, "convention_name": None, "share": 1.0}
 
     def ties_decided(self, per_query: bool = False, summary: bool = True) -> int:
         """How many printed values (4 decimals) of `to_trec(per_query, summary)` would read
@@ -98,7 +104,12 @@ class Result(Record):
     def _summary(self, summaries: list[float], kind: str, rule: str, slot: int) -> object:
         if rule == "none":
             return None
-        return self.runid if kind == "tag" else _py(summaries[slot], kind)
+        if kind == "tag":
+            return self.runid
+        if kind != "float":
+            return _py(summaries[slot], kind)
+        value = summaries[slot] * self.share if rule == "mean" and self.share != 1.0 else summaries[slot]
+        return rounded(value, self.convention)
 
     @property
     def per_query(self) -> dict[str, dict[str, float | int | str]]:
@@ -206,7 +217,14 @@ class Result(Record):
         if self.zscores:  # trec_eval's "Z%-22s" and %6.4f for every number, counts too
             lines = [(b"Z" + name.ljust(22), "float", *rest) if kind not in ("tag", "chars") else
                      (name, kind, *rest) for name, kind, *rest in lines]
-        self.evaluation.write_trec(lines, per_query, summary, self.absent_queries, write)
+        if self.share == 1.0 and self.convention.rounding is None:
+            self.evaluation.write_trec(lines, per_query, summary, self.absent_queries, write)
+            return
+        # a convention's means (over the run's queries, rounded) are the aggregate's: written here
+        self.evaluation.write_trec(lines, per_query, False, self.absent_queries, write)
+        if summary:
+            write("".join(f"{name:<22}\tall\t{value:6.4f}\n" if isinstance(value, float) else
+                          f"{name:<22}\tall\t{value}\n" for name, value in self.aggregate.items()).encode())
 
     def to_trec_bytes(self, per_query: bool = False, summary: bool = True) -> bytes:
         chunks: list[bytes] = []
@@ -216,6 +234,16 @@ class Result(Record):
     def to_trec(self, per_query: bool = False, summary: bool = True) -> str:
         """The exact text the command line prints (-q gives per_query, -n turns summary off)."""
         return self.to_trec_bytes(per_query, summary).decode("utf-8", "surrogateescape")
+
+
+def _run_share(evaluation: Any, options: EvaluationOptions) -> float:
+    """What a mean over the evaluated queries is multiplied by to be a mean over every run
+    query, those the qrels lack scoring 0 (a convention's queries="run": trectools); else 1."""
+    if options.convention.queries != "run":
+        return 1.0
+    evaluated = sum(evaluation.in_run)
+    extra = evaluation.skipped_queries[1]
+    return evaluated / (evaluated + extra) if evaluated + extra else 1.0
 
 
 def _text(value: bytes) -> str:
@@ -273,7 +301,7 @@ class Evaluator:
                  compat: str = "10", global_gains: str | None = None, discount: str = "log:2",
                  exact_ideal: bool = False, fractional_grades: bool = False, err_max_grade: int = 4,
                  num_docs: int = 0, ties: str = "docno", rel_format: str = "qrels", zscores: Any = None,
-                 only_query: str | None = None):
+                 only_query: str | None = None, convention: str = "trec_eval"):
         notes: list[str] = []  # for the caller to show: measures named twice, rules not trec_eval's
         parsed: list[Request] = []
 
@@ -283,7 +311,7 @@ class Evaluator:
 
         options = EvaluationOptions.checked(compat, relevance_level, judged_only, complete, max_docs, global_gains,
                                             discount, exact_ideal, fractional_grades, err_max_grade, num_docs,
-                                            ties, requests, rel_format, zscores, only_query)
+                                            ties, requests, rel_format, zscores, only_query, convention)
         self._build(qrels, parsed, notes, options)
 
     @classmethod
@@ -297,6 +325,7 @@ class Evaluator:
         if options.ties == "average":  # defined for some measures only: these must be such
             checked_ties(options.ties, requests, options.max_docs)
         checked_rel_format(options.rel_format, requests)
+        check_measures(options.convention, requests)
         evaluator = cls.__new__(cls)
         evaluator._build(qrels, requests, notes, options)
         return evaluator
@@ -304,12 +333,15 @@ class Evaluator:
     def _build(self, qrels: Source | Any, requests: list[Request], notes: list[str],
                options: EvaluationOptions) -> None:
         self.notes: list[str] = notes
+        for r in requests:  # a line computed under another tool's rules never wears trec_eval's name
+            r.lines = [line_name(line, options.convention) for line in r.lines]
         self.requests = requests
         #: The one options value every evaluation of this Evaluator passes to the core (-j workers,
         #: Dask, compare and explain too); empty_ok follows the measures (see _follows_10).
         self.options: EvaluationOptions = options.replace(empty_ok=options.complete and self._follows_10(options))
-        self.notes.extend(rule_notes(self.requests, options.global_gains, options.discount, options.exact_ideal,
-                                     options.ties))
+        if options.convention.is_trec_eval:  # under --as the lines are marked NAME~TOOL instead
+            self.notes.extend(rule_notes(self.requests, options.global_gains, options.discount, options.exact_ideal,
+                                         options.ties, options.fractional_grades))
         self.qrels = qrels if isinstance(qrels, _core.Qrels) else read_qrels(
             qrels, fractional=options.fractional_grades, rel_format=options.rel_format)
 
@@ -325,6 +357,7 @@ class Evaluator:
     err_max_grade = property(lambda self: self.options.err_max_grade)
     num_docs = property(lambda self: self.options.num_docs)  # -N: the collection size (utility)
     ties = property(lambda self: self.options.ties)
+    convention = property(lambda self: self.options.convention.name)  # --as: the tool whose rules apply
 
     def _follows_10(self, options: EvaluationOptions | None = None) -> bool:
         """Whether some measure follows trec_eval 10's rules for the queries the run lacks (with
@@ -357,11 +390,27 @@ class Evaluator:
                                     keep_values, tie_lines)
         return self.result(evaluation, run, keep_values, source)
 
+    def _check_queries(self, evaluation: Any, source: str) -> None:
+        """The query sets a convention refuses: different ones (ranx), or run queries the
+        qrels lack (BEIR's and MTEB's MRR raise KeyError)."""
+        convention = self.options.convention
+        missing, extra = evaluation.skipped_queries
+        if convention.queries == "equal" and (missing or extra):
+            raise TrecgainError(f"--as {self.convention}: the tool needs the run and the qrels to have the same "
+                                f"queries ({missing} qrels {_queries(missing)} the run lacks, {extra} run "
+                                f"{_queries(extra)} the qrels lack)", source)
+        if convention.judged_runs and extra:
+            raise TrecgainError(f"--as {self.convention}: {extra} run {_queries(extra)} the qrels lack: the tool "
+                                "fails on such a query (KeyError)", source)
+
     def result(self, evaluation: Any, run: Any, keep_values: bool, source: str | None) -> Result:
         """The Result of the core's evaluation of `run` (a core Run, or what has its `source`
-        and `score_is_rank`: trecgain.distributed puts an evaluation together from parts)."""
+        and `score_is_rank`: trecgain.distributed puts an evaluation together from parts); the
+        query sets the convention refuses raise TrecgainError here, on every path."""
+        self._check_queries(evaluation, run.source)
         return Result(evaluation, self.requests, self._follows_10(), list(evaluation.warnings), keep_values,
-                      self._notes(run, evaluation), source, self.options.zscores is not None)
+                      self._notes(run, evaluation), source, self.options.zscores is not None,
+                      self.options.convention, described(self.options), _run_share(evaluation, self.options))
 
     def read_run(self, run: Source | Any) -> _core.Run:
         """The run as the core holds it, with its rank column when ties="rank"."""

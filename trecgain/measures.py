@@ -279,11 +279,12 @@ class Request(Record):
 
 
 def rule_notes(requests: list[Request], global_gains: GainSpec | None = None, discount: Discount | None = None,
-               exact_ideal: bool = False, ties: str = "docno") -> list[str]:
+               exact_ideal: bool = False, ties: str = "docno", fractional: bool = False) -> list[str]:
     """A note for each option that changes what a line with trec_eval's name means, naming
     the lines (their values are not trec_eval's): --global-gains other than linear, a
-    --discount other than log:2, --exact-ideal, --ties average.  trec_eval's own gain strings
-    need none: the line's name shows them."""
+    --discount other than log:2, --exact-ideal, --ties average, --fractional-grades.  trec_eval's
+    own gain strings need none (the line's name shows them), nor --ties rank (it changes the
+    ranking read, not the measure; JSON's convention field names it)."""
     from .discounts import TREC_EVAL  # not at import: only this path needs it
 
     notes = []
@@ -300,6 +301,9 @@ def rule_notes(requests: list[Request], global_gains: GainSpec | None = None, di
     if ties == "average":
         notes.append(_rule_note([r for r in requests if r.measure.rank_order], "--ties average",
                                 "order of tied documents"))
+    if fractional:
+        notes.append(_rule_note([r for r in requests if r.measure.value == "float"], "--fractional-grades",
+                                "integer grades"))
     return [n for n in notes if n]
 
 

@@ -12,6 +12,7 @@ import sys
 
 from . import check
 from .discounts import parse_discount
+from .conventions import TREC_EVAL, check_fixed, check_measures, convention_named, variant_for
 from .errors import TrecgainError
 from .gains import parse_global_gains
 from .record import Record
@@ -30,9 +31,10 @@ REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs", "subtopics")
 #: `ties=`: trec_eval's rule (score, then docno descending), the run's rank column, or each tied
 #: document given its group's mean gain (expected values over every ordering of the tie).
 TIE_RULES = ("docno", "rank", "average")
-#: The core's tie rules: TIE_RULES, and "reversed" (score descending, then docno ascending), which
-#: only trecgain itself asks for, to tell whether ties decided a value (check_ties, Dask).
-CORE_TIE_RULES = (*TIE_RULES, "reversed")
+#: The core's tie rules: TIE_RULES, "reversed" (score descending, then docno ascending), which
+#: trecgain itself asks for, to tell whether ties decided a value (check_ties, Dask), and "input"
+#: (score descending, then the run's order): both also other tools' rules (trecgain.conventions).
+CORE_TIE_RULES = (*TIE_RULES, "reversed", "input")
 MAX_EXP_GRADE = 1023
 GAINS_EXAMPLES = "'exp', 'linear', 'binary' or '1=1,2=3'"
 
@@ -46,13 +48,20 @@ class EvaluationOptions(Record):
     ties (one of CORE_TIE_RULES), empty_ok: with complete, evaluate even when no query is in
     both files (trec_eval 10's rule; the Evaluator sets it from its measures), rel_format
     (-R: one of REL_FORMATS), zscores (-Z: None, or the (qid, line name, mean, stddev) rows of
-    trecgain.read.read_zscores) and only_query (-D 0.QID: None, or the qid as bytes).
+    trecgain.read.read_zscores), only_query (-D 0.QID: None, or the qid as bytes) and
+    convention (--as: a trecgain.conventions.Convention, whose rules have set the fields above;
+    the core reads its drop_self, ideal and level_gains through this value's properties).
 
     Frozen: `replace(**changes)` makes another value."""
 
     __slots__ = ("compat", "relevance_level", "judged_only", "complete", "max_docs", "global_gains", "discount",
                  "exact_ideal", "fractional_grades", "err_max_grade", "num_docs", "ties", "empty_ok", "rel_format",
-                 "zscores", "only_query")
+                 "zscores", "only_query", "convention")
+    DEFAULTS = {"convention": TREC_EVAL}
+
+    drop_self = property(lambda self: self.convention.drop_self)
+    ideal = property(lambda self: self.convention.ideal)
+    level_gains = property(lambda self: self.convention.level_gains)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"EvaluationOptions is frozen: use replace({name}=...)")
@@ -81,13 +90,25 @@ class EvaluationOptions(Record):
                 err_max_grade: object = 4, num_docs: object = 0, ties: object = "docno",
                 requests: Callable[[str], list[Request]] | None = None,
                 rel_format: object = "qrels", zscores: object = None,
-                only_query: object = None) -> EvaluationOptions:
+                only_query: object = None, convention: object = "trec_eval") -> EvaluationOptions:
         """The options from the Evaluator's keyword values, each checked in turn (a TrecgainError
         naming the first bad one).  `requests(compat)`: the measure requests, parsed once compat
         is known (a bad measure is reported before the other options), for the tie rule's check
-        ("average" is defined for some measures only)."""
+        ("average" is defined for some measures only).  convention (--as TOOL) sets the options
+        its tool fixes; giving one of them too is an error."""
+        tool = convention_named(convention)
+        check_fixed(tool, {"compat": compat, "ties": ties, "complete": complete, "max_docs": max_docs,
+                           "global_gains": global_gains, "discount": discount, "exact_ideal": exact_ideal,
+                           "fractional_grades": fractional_grades}, relevance_level)
+        if tool.variants and requests is not None:  # the measures may follow other rules of the tool
+            tool = variant_for(tool, requests(tool.compat))
+        if tool is not TREC_EVAL:
+            compat, ties, complete, max_docs = tool.compat, tool.ties, tool.queries == "qrels", tool.max_docs
+            global_gains, discount = tool.gains, tool.discount
+            relevance_level = relevance_level if tool.level is None else tool.level
         compat = compat_mode(compat)
         parsed = requests(compat) if requests is not None else []
+        check_measures(tool, parsed)
         relevance_level = _level(relevance_level)
         judged_only = check.flag(judged_only, "judged_only (-J)")
         complete = check.flag(complete, "complete (-c)")
@@ -100,7 +121,7 @@ class EvaluationOptions(Record):
         fractional_grades = check.flag(fractional_grades, "fractional_grades")
         err_max_grade = check.whole(err_max_grade, "err_max_grade", 0, MAX_EXP_GRADE)
         num_docs = check.whole(num_docs, "num_docs (-N)", 0, check.MAX_EXACT)
-        ties = checked_ties(ties, parsed, max_docs)
+        ties = checked_ties(ties, parsed, max_docs) if ties in TIE_RULES or tool is TREC_EVAL else ties  # a tool's
         gains = parse_global_gains(global_gains, compat) if global_gains is not None else None
         rel_format = checked_rel_format(rel_format, parsed)
         if zscores is not None:
@@ -111,7 +132,7 @@ class EvaluationOptions(Record):
             only_query = _qid(only_query)
         return cls(compat, relevance_level, judged_only, complete, max_docs, gains, parse_discount(discount),
                    exact_ideal, fractional_grades, err_max_grade, num_docs, ties, False, rel_format, zscores,
-                   only_query)
+                   only_query, tool)
 
 
 def _qid(value: object) -> bytes:

@@ -9,10 +9,13 @@ use hashbrown::HashMap;
 
 use crate::arena::Arena;
 use crate::error::{Error, Result};
-use crate::label::{judged_grades, label_ranking, only_judged, prepare_query, stand_in_value};
+use crate::label::{
+    drop_below_level, judged_grades, label_ranking, only_judged, prepare_query, ranked_grades,
+    stand_in_value,
+};
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, KernelRecord, Notes, Query, Relevance, Value};
-use crate::options::{Compat, Options, Request, Summary, Ties};
+use crate::options::{Compat, Ideal, Options, Request, Summary, Ties};
 use crate::printf::printed;
 use crate::rank::{mixed_ties, rank_query_by, reverse_ties, tie_groups, Grouping};
 use crate::read::{Qrels, RelFormat, Relations, Run};
@@ -815,7 +818,14 @@ impl Measuring<'_> {
             std::mem::swap(ranked, &mut s.kept);
             std::mem::swap(&mut s.groups, &mut s.kept_groups);
         }
-        judged_grades(qrels, q, &mut s.judged);
+        if options.ideal == Ideal::Ranking {
+            ranked_grades(ranked, &mut s.judged);
+        } else {
+            judged_grades(qrels, q, &mut s.judged);
+        }
+        if options.level_gains {
+            drop_below_level(ranked, &mut s.judged, options.relevance_level);
+        }
         let whole = Query {
             ranked,
             judged: &s.judged,

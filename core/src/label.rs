@@ -27,6 +27,10 @@ pub fn prepare_query<'a>(
 ) -> Result<bool> {
     rows.clear();
     rows.extend_from_slice(grouping.lines(query));
+    if options.drop_self {
+        let qid = qrels.qids.get(query);
+        rows.retain(|&row| run.docnos.get(row) != qid);
+    }
     let cut_tie = rank_query(rows, run, options);
     check_duplicates(rows, run, seen)?;
     label_ranking(rows, query, run, qrels, ranked);
@@ -87,4 +91,23 @@ pub fn judged_grades(qrels: &Qrels, query: usize, out: &mut Vec<f64>) {
     let range = qrels.offsets[query]..qrels.offsets[query + 1];
     out.extend(qrels.grades[range].iter().copied().filter(|&g| g >= 0.0));
     out.sort_unstable_by(|a, b| b.total_cmp(a));
+}
+
+/// The ideal's grades from the ranking itself (`Ideal::Ranking`): the ranked documents'
+/// grades >= 0, highest first.
+pub fn ranked_grades(ranked: &[f64], out: &mut Vec<f64>) {
+    out.clear();
+    out.extend(ranked.iter().copied().filter(|&v| v >= 0.0));
+    out.sort_unstable_by(|a, b| b.total_cmp(a));
+}
+
+/// Judgments below `level` dropped (`Options::level_gains`): such a ranked document becomes
+/// one the qrels do not list, and leaves the judged grades.
+pub fn drop_below_level(ranked: &mut [f64], judged: &mut Vec<f64>, level: f64) {
+    for v in ranked.iter_mut() {
+        if *v >= 0.0 && *v < level {
+            *v = NOT_IN_QRELS;
+        }
+    }
+    judged.retain(|&g| g >= level);
 }

@@ -175,8 +175,22 @@ pub enum Ties {
     /// expected value over every ordering of the tie (the gain kernels that support it).
     Average,
     /// Score descending, then docno ascending: the other way round, used to tell whether
-    /// ties decided a value.
+    /// ties decided a value (and ir_measures' RR@k, its msmarco provider's order).
     Reversed,
+    /// Score descending, then the run's own order (a stable sort by score: BEIR's MRR@k, whose
+    /// ties keep the order of the caller's dict).
+    Input,
+}
+
+/// Which documents a query's ideal ranking (and its count of relevant documents) is built from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ideal {
+    /// Every judged document of the query, retrieved or not (trec_eval's).
+    #[default]
+    Judged,
+    /// Only the documents the run ranked for the query, with their grades (sklearn's
+    /// `ndcg_score`, whose ideal is the row's own labels sorted).
+    Ranking,
 }
 
 /// The run-wide options of one evaluation.
@@ -211,6 +225,14 @@ pub struct Options {
     pub zscores: Option<std::sync::Arc<crate::zscores::ZScores>>,
     /// `-D 0.QID`: evaluate this query only.
     pub only_query: Option<Vec<u8>>,
+    /// `--as`: drop a ranked document whose docno is the query's id (BEIR's
+    /// `ignore_identical_ids`), before ranking and -M.
+    pub drop_self: bool,
+    /// `--as`: the documents the ideal ranking and the relevant count come from.
+    pub ideal: Ideal,
+    /// `--as`: judgments below the relevance level are dropped, so they add no gain to a gain
+    /// measure either (ranx's `clean_qrels`; trec_eval's nDCG ignores -l).
+    pub level_gains: bool,
 }
 
 impl Default for Options {
@@ -231,6 +253,9 @@ impl Default for Options {
             rel_format: crate::read::RelFormat::Qrels,
             zscores: None,
             only_query: None,
+            drop_self: false,
+            ideal: Ideal::Judged,
+            level_gains: false,
         }
     }
 }

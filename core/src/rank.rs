@@ -138,6 +138,8 @@ pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: 
         Ties::Reversed => {
             keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| by_docno(b.1, a.1)))
         }
+        // rows are run lines, numbered in the order the run gave them
+        Ties::Input => keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1))),
         Ties::Rank => rows.sort_unstable_by(|&a, &b| {
             let by_rank = run.ranks[a].partial_cmp(&run.ranks[b]);
             by_rank
@@ -286,6 +288,9 @@ mod tests {
         assert_eq!(ranked(&r, Ties::Docno), ["c", "d", "b", "a"]);
         assert_eq!(ranked(&r, Ties::Average), ["c", "d", "b", "a"]);
         assert_eq!(ranked(&r, Ties::Reversed), ["c", "a", "b", "d"]);
+        assert_eq!(ranked(&r, Ties::Input), ["c", "a", "b", "d"]);
+        let mixed = run(&[("d", 1.0), ("a", 1.0), ("c", 2.0), ("b", 1.0)]);
+        assert_eq!(ranked(&mixed, Ties::Input), ["c", "d", "a", "b"]);
         let mut with_ranks = run(&[("a", 0.0), ("c", 0.0), ("b", 0.0), ("d", 0.0)]);
         with_ranks.ranks = vec![2.0, 1.0, 2.0, 3.0];
         assert_eq!(ranked(&with_ranks, Ties::Rank), ["c", "b", "a", "d"]);

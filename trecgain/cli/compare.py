@@ -160,6 +160,7 @@ def command(options: dict, files: tuple[str, ...]) -> int:
         "max_docs": integer_option(options["max_docs"], "-M", 0), "num_docs": integer_option(options["num_docs"], "-N", 0) or 0,
         "compat": options["compat"], "discount": options["discount"], "exact_ideal": options["exact_ideal"],
         "fractional_grades": options["fractional_grades"], "ties": options["ties"],
+        "convention": options["convention"],
         "err_max_grade": integer_option(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4}
     if options["global_gains"]:
         evaluator["global_gains"] = list(options["global_gains"])

@@ -52,6 +52,12 @@ def tie_rules() -> tuple[str, ...]:
     return TIE_RULES
 
 
+def convention_names() -> tuple[str, ...]:
+    from ..conventions import CONVENTIONS  # not at start-up: only completion needs it
+
+    return tuple(CONVENTIONS)
+
+
 class Words(click.ParamType):
     """A text value for which completion offers words (a tuple, or a function that gives them
     when asked); the command checks the value with its own message."""
@@ -129,9 +135,11 @@ def evaluation_options(measure_help: str, several_gains: bool = False,
         click.option("--ties", default="docno", metavar="RULE", type=Words(tie_rules),
                      help="docno (default: score, then docno descending, as trec_eval), rank (the rank "
                           "column), average (each tied document its group's mean gain: {tie_average})"),
+        click.option("--as", "convention", default="trec_eval", metavar="TOOL", type=Words(convention_names),
+                     help="compute each measure as TOOL computes it, its lines marked NAME~TOOL: {conventions}"),
     ]
     names = ("measures", "complete", "level", "judged_only", "max_docs", "num_docs", "compat", "global_gains",
-             "discount", "exact_ideal", "fractional_grades", "err_max_grade", "ties")
+             "discount", "exact_ideal", "fractional_grades", "err_max_grade", "ties", "convention")
     kept = [option for name, option in zip(names, declared) if name not in leave_out]
 
     def declare(function: Callable) -> Callable:
@@ -242,6 +250,8 @@ class _HelpWords(dict):
             named = [m.name for m in REGISTRY if m.tie_average and m.value == "float"]
             counts = any(m.tie_average and m.value != "float" for m in REGISTRY)
             return ", ".join(named + (["the counts"] if counts else []))
+        if key == "conventions":  # the tools of --as
+            return ", ".join(convention_names())
         if key == "formats":  # the registry's formats and what each is
             from ..formats import FORMATS  # not at start-up: only -h needs it
 

@@ -107,7 +107,7 @@ def command(per_query: bool, measures: list[str], complete: bool,
             zscore: str | None, compat: str, jobs: str | None, global_gains: str | None, discount: str,
             exact_ideal: bool, fractional_grades: bool, err_max_grade: str | None, output_format: str,
             output: str | None, fail_under: list[str], quiet: bool, ties: str, files: tuple[str, ...],
-            dask: str | None = None) -> int:
+            dask: str | None = None, convention: str = "trec_eval") -> int:
     """Evaluate and print (or write -o); the exit status (0, or 3 when a --fail-under
     threshold is missed).  The options' values as click read them: text, checked here."""
     _refuse_unsupported(debug, zscore, rel_format, results_format)
@@ -119,7 +119,8 @@ def command(per_query: bool, measures: list[str], complete: bool,
     if files[1:].count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one run only")
     tie_rule(ties)
-    ahead = _read_ahead(files, ties) if dask is None else None  # read while the rest is checked and imported
+    # the single run is read while the rest is checked and imported
+    ahead = _read_ahead(files, ties, convention) if dask is None else None
     try:
         form = _output_format(output_format, per_query, nosummary)
         # the Evaluator's arguments, and the options --format json reports
@@ -131,6 +132,8 @@ def command(per_query: bool, measures: list[str], complete: bool,
                         num_docs=collection_size,
                         err_max_grade=integer_option(err_max_grade, "--err-max-grade", 0) if err_max_grade else 4,
                         ties=ties)
+        if convention != "trec_eval":  # --as TOOL: the Evaluator's convention
+            settings["convention"] = convention
         if rel_format not in (None, "qrels"):  # -R: the Evaluator's rel_format
             settings["rel_format"] = rel_format
         if zscore is not None:  # -Z FILE: the Evaluator's zscores
@@ -167,7 +170,7 @@ def command(per_query: bool, measures: list[str], complete: bool,
         if ahead is not None:
             ahead.join()  # a thread still in the core must not meet the interpreter's exit
         raise
-    header = {"trecgain": __version__, "compat": compat, "qrels": files[0],
+    header = {"trecgain": __version__, "compat": compat, "convention": convention, "qrels": files[0],
               "options": {**{k: v for k, v in settings.items() if k != "compat"}, "per_query": per_query,
                           "nosummary": nosummary}}
     _publish(target, lambda write: _emit(write, form, outcomes, files[1:], header, per_query, not nosummary))
@@ -231,13 +234,16 @@ def _options(settings: dict) -> EvaluationOptions:
         check.measures(settings["measures"]), compat, []))
 
 
-def _read_ahead(files: tuple[str, ...], ties: str) -> object | None:
-    """A single run file's reading, started on a second thread (None: stdin or several runs)."""
+def _read_ahead(files: tuple[str, ...], ties: str, convention: str) -> object | None:
+    """A single run file's reading, started on a second thread (None: stdin or several runs),
+    with its rank column when the tie rule (or --as TOOL's) orders by it."""
     if len(files) != 2 or files[1] == "-":
         return None
+    from ..conventions import CONVENTIONS  # not at start-up: only this path of the command needs it
     from .jobs import ReadAhead  # not at start-up: only this path of the command needs it
 
-    return ReadAhead(files[1], ties == "rank")
+    tool = CONVENTIONS.get(convention)
+    return ReadAhead(files[1], ties == "rank" or (tool is not None and tool.ties == "rank"))
 
 
 def _evaluator(files: tuple[str, ...], settings: dict, ahead: object | None) -> tuple[object, tuple]:

@@ -42,7 +42,8 @@ class Explain(TrecgainCommand):
 
 
 @click.command(cls=Explain, help=HELP, usage=USAGE, usage_hint="")
-@evaluation_options("the measure to explain (repeatable)", leave_out=("complete", "num_docs", "err_max_grade"))
+@evaluation_options("the measure to explain (repeatable)", leave_out=(
+    "complete", "num_docs", "err_max_grade", "convention"))
 @click.option("--query", "query", metavar="QID", type=TEXT, help="the query (required)")
 @click.option("--format", "format", default="text", metavar="text|json", type=Words(("text", "json")),
               help="text (default) or a JSON document")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from .. import check
+from ..conventions import described
 from ..errors import TrecgainError
 from ..evaluate import Evaluator
 from ..measures import BY_NAME, parse_requests
@@ -36,7 +37,8 @@ _SUMMARIES = {"geometric_mean": "a geometric mean, printed only in the summary",
               "sum": "a sum over queries", "sum_judged_relevant": "a sum over queries", "count": "a count",
               "tag": "the run's tag", "none": "printed per query only"}
 _EVALUATOR_OPTIONS = ("relevance_level", "judged_only", "complete", "max_docs", "compat", "global_gains",
-                      "discount", "exact_ideal", "fractional_grades", "err_max_grade", "num_docs", "ties")
+                      "discount", "exact_ideal", "fractional_grades", "err_max_grade", "num_docs", "ties",
+                      "convention")
 
 
 def compare(qrels: Any, runs: Sequence[Any], measures: Iterable[str] | str = DEFAULT_MEASURES, baseline: int = 0,
@@ -58,7 +60,7 @@ def compare(qrels: Any, runs: Sequence[Any], measures: Iterable[str] | str = DEF
     trecgain.stats documents the procedure): the same seed gives the same numbers.
 
     `evaluator_options` are Evaluator's (complete, relevance_level, max_docs, judged_only,
-    compat, global_gains, discount, ties, ...); global_gains may name several schemes
+    compat, global_gains, discount, ties, convention, ...); global_gains may name several schemes
     ("linear,exp" or a list), each gain measure then compared under each, and the runs and
     queries whose order the schemes reverse listed in `reversals`.
     """
@@ -185,6 +187,7 @@ class _Comparer:
                     "confidence": self.confidence, "permutations": self.permutations, "bootstrap": self.bootstrap,
                     "seed": self.seed, "wilcoxon": self.wilcoxon, "top": self.top, "queries": len(qids),
                     "complete": bool(first.complete), "compat": first.compat,
+                    "convention": described(first.options.replace(global_gains=None)),  # gains: their own field
                     "global_gains": None if self.schemes == [None] else list(self.schemes)}
         context = {"qrels": first.qrels, "runs": core_runs, "schemes": self.schemes, "options": first.options,
                    "depth": max(cutoffs) if cutoffs else 20}

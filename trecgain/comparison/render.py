@@ -117,6 +117,8 @@ def _setup(c: Comparison) -> list[str]:
              f"{s['confidence'] * 100:g}% intervals (t, bootstrap percentile)"]
     if s["global_gains"]:
         parts.append(f"gains {', '.join(s['global_gains'])}")
+    if s.get("convention"):  # --as TOOL, or options that change what trec_eval's names mean
+        parts.append(f"computed as {s['convention']}")
     lines.append("; ".join(parts))
     return lines
 

@@ -26,13 +26,15 @@ class RunValues(Record):
     `visit(qid, {line name: value})` for each query in turn (`Result.each_query_values`).
     Without that function it is plain data: it crosses from a -j worker to the command.
     `write_trec(write)`: the run's trec_eval text handed to `write(bytes)` (None: not at hand;
-    a -j worker sends its text instead)."""
+    a -j worker sends its text instead).  convention: the tool whose rules made the values
+    (--as), None for trec_eval's."""
 
-    __slots__ = ("file", "runid", "aggregate", "per_query", "write_trec")
+    __slots__ = ("file", "runid", "aggregate", "per_query", "write_trec", "convention")
+    DEFAULTS = {"convention": None}
 
     def __reduce__(self) -> tuple:  # the text's writer stays behind: a worker sends its text
         return (RunValues, (self.file, self.runid, self.aggregate,
-                            None if callable(self.per_query) else self.per_query, None))
+                            None if callable(self.per_query) else self.per_query, None, self.convention))
 
 
 def run_values(result: object, file: str | None, per_query: bool, summary: bool) -> RunValues:
@@ -40,7 +42,8 @@ def run_values(result: object, file: str | None, per_query: bool, summary: bool)
     streamed from the core as they are visited."""
     return RunValues(file, result.runid, dict(result.aggregate) if summary else None,  # type: ignore[attr-defined]
                      result.each_query_values if per_query else None,  # type: ignore[attr-defined]
-                     lambda write: result.write_trec(write, per_query, summary))  # type: ignore[attr-defined]
+                     lambda write: result.write_trec(write, per_query, summary),  # type: ignore[attr-defined]
+                     result.convention_name)  # type: ignore[attr-defined]
 
 
 def queries(values: RunValues) -> list:

@@ -21,6 +21,8 @@ def write_run(values: RunValues, out: Buffered, depth: int = 2) -> None:
     """A run's object as json.dumps(indent=2) lays it out `depth` levels deep (2: an item of the
     document's "runs"; 0: Result.to_json), its per-query objects written one at a time."""
     head = {"file": values.file, "runid": values.runid}
+    if values.convention is not None:  # --as TOOL: the values are that tool's, not trec_eval's
+        head["convention"] = values.convention
     if values.aggregate is not None:
         head["aggregate"] = {name: finite(v) for name, v in values.aggregate.items()}
     indent = "  " * depth
