@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 SUBCOMMANDS = {
     "compare": ("compare", "is run B better than run A: paired tests, intervals, corrections"),
     "explain": ("explain", "one query's computation rank by rank: gains, discounts, ideal ranking, ties"),
+    "differ": ("differ", "one measure as each tool computes it: where the numbers differ, and why"),
     "gdeval": ("gdeval", "gdeval.pl's nDCG@K and ERR@K, exactly as it prints them"),
     "cwl": ("cwl", "cwl_eval's C/W/L measures (EU, ETU, EC, ETC, ED), exactly as it prints them"),
     "ndeval": ("ndeval", "ndeval's diversity measures (ERR-IA, alpha-nDCG, NRBP, ...), exactly as it prints them"),
