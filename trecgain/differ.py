@@ -13,7 +13,7 @@ does not is listed as not changing them here."""
 from __future__ import annotations
 
 from . import check
-from .conventions import CONVENTIONS, TREC_EVAL, Convention
+from .conventions import CONVENTIONS, TREC_EVAL, Convention, variant_for
 from .errors import TrecgainError
 from .evaluate import Evaluator
 from .formats import dumps
@@ -126,12 +126,16 @@ _CHOICES = {
     "gains": "gains",
     "discount": "discount",
     "rounding": "means rounded to",
+    "judged_runs": "a run query the qrels lack",
 }
 #: How a choice's values read, where the raw value says little.
 _WORDS = {
     ("score", "f64"): "float64", ("score", "f32"): "float32 (trec_eval 9)",
     ("ties", "docno"): "docno descending", ("ties", "reversed"): "docno ascending",
     ("ties", "average"): "tied documents averaged", ("ties", "rank"): "the run's rank column",
+    ("ties", "input"): "the run's order (a stable sort by score)",
+    ("queries", "run"): "every run query (missing from the qrels: 0)",
+    ("judged_runs", False): "skipped", ("judged_runs", True): "an error",
     ("level", None): "-l", ("level_gains", False): "kept as gains", ("level_gains", True): "dropped",
     ("ideal", "judged"): "every judged document", ("ideal", "ranking"): "the ranked documents only",
     ("queries", "both"): "in the run and the qrels", ("queries", "qrels"): "every qrels query (missing: 0)",
@@ -177,8 +181,9 @@ def differ(qrels, run, measure: str, relevance_level: int = 1, query=None) -> Di
     ways, skipped = [], {}
     for tool in CONVENTIONS.values():
         try:
+            rules = variant_for(tool, [request])  # the rules the tool computes this measure by
             ways.append(_way(tool.name, "tool", qrels, run, measure, relevance_level, tool,
-                              choices_of(tool, level=relevance_level)))
+                              choices_of(rules, level=relevance_level)))
         except TrecgainError as err:
             skipped[tool.name] = str(err)
     if request.measure.gains and request.measure.discounted:
@@ -192,7 +197,7 @@ def differ(qrels, run, measure: str, relevance_level: int = 1, query=None) -> Di
     groups = _groups(ways)
     for group in groups:
         if not group.is_reference:
-            _explain_group(group, groups[0], ways, qrels, run, measure, relevance_level)
+            _explain_group(group, groups[0], ways, qrels, run, measure, relevance_level, request)
     on_query = None if qid is None else {w.name: w.per_query.get(_text(qid)) for w in ways}
     return Difference(measure, request.lines[0], *names, groups, ways, skipped,
                       None if qid is None else _text(qid), on_query)
@@ -249,12 +254,13 @@ def _groups(ways: list[Way]) -> list[Group]:
     return [reference] + sorted((g for g in groups if g is not reference), key=lambda g: -g.mean)
 
 
-def _explain_group(group: Group, reference: Group, ways: list[Way], qrels, run, measure: str, level: int) -> None:
+def _explain_group(group: Group, reference: Group, ways: list[Way], qrels, run, measure: str, level: int,
+                   request) -> None:
     """A group's causes (each choice of its first way tried alone on trec_eval's rules) and its
     queries that differ most from trec_eval's."""
     way = next(w for w in ways if w.name == group.ways[0])
     if way.kind == "tool":
-        tool = CONVENTIONS[way.name]
+        tool = variant_for(CONVENTIONS[way.name], [request])
         for field, label in _CHOICES.items():
             if label not in way.choices:
                 continue
