@@ -441,6 +441,9 @@ pub fn refusal(record: &KernelRecord) -> String {
         (Relevance::Groups, _) => format!(
             "explain does not show '{name}': it reads judgment groups (-R qrels_jg), and explain reads graded qrels only"
         ),
+        _ if record.overlap => format!(
+            "explain does not show '{name}' yet: it compares the ranking with the ideal ranking depth by depth (rank-biased overlap), which explain does not lay out"
+        ),
         (_, Summary::Tag | Summary::Count) => format!(
             "explain does not show '{name}': it has no per-query computation (its summary line names the run or counts the queries)"
         ),
