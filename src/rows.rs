@@ -146,7 +146,7 @@ impl<'a, 'py> Reader<'a, 'py> {
     }
 
     /// The cell of `row`: an object of the list, or the id itself.
-    #[inline]
+    #[inline(always)]
     fn cell(&self, row: usize) -> PyResult<Cell<'a, 'py>> {
         Ok(match self {
             Reader::Objects(list) => Cell::Object(list.get_item(row)?),
@@ -182,15 +182,12 @@ enum Cell<'a, 'py> {
 
 impl Cell<'_, '_> {
     /// The id's bytes; an object that is not a good str or bytes id as `rule` makes it.
-    #[inline]
+    #[inline(always)]
     fn bytes(&self, field: usize, row: usize, rule: &Bound<'_, PyAny>) -> PyResult<Cow<'_, [u8]>> {
         match self {
             Cell::Object(object) => match id_bytes(object) {
                 Some(id) if good_id(&id) => Ok(id),
-                _ => {
-                    let id = rule.call1((object, field, row))?;
-                    Ok(Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()))
-                }
+                _ => ruled(rule, object, field, row),
             },
             Cell::Number(id) => Ok(Cow::Borrowed(id.as_ref())),
             Cell::Slice(id) if good_id(id) => Ok(Cow::Borrowed(id)),
@@ -199,11 +196,24 @@ impl Cell<'_, '_> {
                 let text = std::str::from_utf8(id).map_err(|_| {
                     PyValueError::new_err("an id of an Arrow string column is not UTF-8")
                 })?;
-                let id = rule.call1((PyString::new(rule.py(), text), field, row))?;
-                Ok(Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()))
+                ruled(rule, &PyString::new(rule.py(), text), field, row)
             }
         }
     }
+}
+
+/// An id the core does not read natively, as `rule` makes it (or its fault); out of the
+/// row loop, which it seldom leaves.
+#[cold]
+#[inline(never)]
+fn ruled<'c>(
+    rule: &Bound<'_, PyAny>,
+    id: &Bound<'_, PyAny>,
+    field: usize,
+    row: usize,
+) -> PyResult<Cow<'c, [u8]>> {
+    let id = rule.call1((id, field, row))?;
+    Ok(Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()))
 }
 
 /// The columns of some rows, checked to be of one length.
@@ -254,12 +264,13 @@ impl<'py> Columns<'py> {
         self.qids.len()
     }
 
-    /// Hands each row's (qid, docno, value) to `push`, in order, up to `stop`; false if
-    /// reading stopped there.
+    /// Hands each row's (qid, whether it is the previous row's qid, docno, value) to `push`,
+    /// in order, up to `stop`, the ids checked (`good_id`, or `rule`'s); false if reading
+    /// stopped there.
     pub fn read(
         &self,
         stop: Option<usize>,
-        mut push: impl FnMut(&[u8], &[u8], f64) -> PyResult<()>,
+        mut push: impl FnMut(&[u8], bool, &[u8], f64) -> PyResult<()>,
     ) -> PyResult<bool> {
         let Some(values) = &self.values else {
             return Ok(stop.is_none());
@@ -293,7 +304,7 @@ impl<'py> Columns<'py> {
                 };
             }
             let docno = d.bytes(1, row, &self.rule)?;
-            push(&last_qid, &docno, values.get(row))?;
+            push(&last_qid, same, &docno, values.get(row))?;
         }
         Ok(end == self.len())
     }
