@@ -1,8 +1,10 @@
 """Qrels and runs as rows (stage 1, the Python side, beside read.py's files and dicts): a pandas
 or polars DataFrame with ir_measures' or PyTerrier's columns, or an iterable of ir_measures'
 Qrel / ScoredDoc namedtuples or plain (qid, docno, value) tuples.  Each becomes three columns
--- ids as a list of str or bytes, or a frame's integer column as an int64 / uint64 array whose
-decimal text the core writes itself (no Python object per row); values as doubles -- checked by
+-- ids as a list of str or bytes, a frame's integer column as an int64 / uint64 array whose
+decimal text the core writes itself, a pandas object column as numpy's array of objects, a
+polars string column as its Arrow C stream (these read in place: no Python object per row);
+values as doubles -- checked by
 trecgain.check's rules (ids by the core first, in one pass; a refused value's message is
 check's) and handed to the core's `from_rows`.
 
