@@ -54,7 +54,8 @@ struct ArrowArrayStream {
 }
 
 /// A struct of the interface owned here: released (its producer's `release`) when dropped.
-/// Boxed, since a producer may keep its address in `private_data` until release.
+/// Boxed: the interface lets a consumer move the structs, and a box keeps the address handed
+/// to the producer's callbacks fixed while it is ours.
 struct Owned<T: Release>(Box<T>);
 
 trait Release {
@@ -353,16 +354,17 @@ impl Chunk {
         match &self.layout {
             // SAFETY (both offsets layouts): the offsets are aligned (checked in `new`); `check`
             // proved the offsets at..=at+1 (within the array's offset + length + 1) ascending
-            // from 0 or more (equal where there is no data buffer, read then at a dangling
-            // pointer for 0 bytes); the producer's data buffer holds every byte up to the last
-            // offset, and lives as long as the array (self).
+            // from 0 or more (equal where there is no data buffer: 0 bytes are read then, at a
+            // dangling non-null pointer, wrapping_add being defined for any offset); the
+            // producer's data buffer holds every byte up to the last offset, and lives as long
+            // as the array (self).
             Layout::Offsets32(offsets, data) => unsafe {
                 let (start, end) = (*offsets.add(at) as usize, *offsets.add(at + 1) as usize);
-                std::slice::from_raw_parts(data.add(start), end - start)
+                std::slice::from_raw_parts(data.wrapping_add(start), end - start)
             },
             Layout::Offsets64(offsets, data) => unsafe {
                 let (start, end) = (*offsets.add(at) as usize, *offsets.add(at + 1) as usize);
-                std::slice::from_raw_parts(data.add(start), end - start)
+                std::slice::from_raw_parts(data.wrapping_add(start), end - start)
             },
             Layout::Views(views, data) => {
                 // SAFETY: view `at` is within the array's views (at < offset + length).
