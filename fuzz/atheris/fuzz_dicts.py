@@ -282,9 +282,10 @@ def _forms(rows, what):
 
 
 def _chunked(rows, columns):
-    """The rows as a polars frame of one chunk a row (its string columns Arrow arrays in chunks)."""
-    return pl.concat([pl.DataFrame([row], schema=columns, orient="row") for row in rows], rechunk=False,
-                     how="vertical_relaxed")
+    """The rows as a polars frame of one chunk a row (its string columns Arrow arrays in chunks):
+    the one frame of them cut into rows, so that every column keeps the one frame's values."""
+    frame = pl.DataFrame(rows, schema=columns, orient="row")
+    return pl.concat([frame.slice(i, 1) for i in range(len(frame))], rechunk=False)
 
 
 def _built(make):
