@@ -85,7 +85,7 @@ impl PyQrels {
     ) -> PyResult<Option<Self>> {
         let columns = rows::Columns::new(py, qids, docnos, grades, rule, stop)?;
         let mut judgments = Judgments::new(&name, Some("row"));
-        let read = columns.read(stop, |q, d, g| {
+        let read = columns.read(stop, |q, _, d, g| {
             judgments.push(q, d, g).map_err(|e| to_py(py, e))
         })?;
         if !read {
@@ -272,8 +272,10 @@ impl PyRun {
         let columns = rows::Columns::new(py, qids, docnos, scores, rule, stop)?;
         let mut results = Results::new(&name, Some("row"));
         results.reserve(columns.len());
-        let read = columns.read(stop, |q, d, s| {
-            results.push(q, d, s).map_err(|e| to_py(py, e))
+        let read = columns.read(stop, |q, same, d, s| {
+            results
+                .push_checked(q, same, d, s)
+                .map_err(|e| to_py(py, e))
         })?;
         if !read {
             return Ok(None);

@@ -3,6 +3,7 @@
 //! read here by field name; this module turns them into the core's types, runs the stages and
 //! hands back results; core errors become `trecgain.errors.TrecgainError`.
 
+mod arrow;
 mod cwl;
 mod dicts;
 mod evaluation;

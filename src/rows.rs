@@ -9,8 +9,10 @@
 //!   returns the id's bytes or raises TrecgainError naming the row (trecgain.check's rules);
 //! - a one-dimensional buffer of int64 or uint64 (a numpy array, read in place): each id its
 //!   decimal text, as `str(int)` writes it;
-//! - a pair (str, buffer of uint64): the ids joined into one str, and where each ends in its
-//!   UTF-8 (a polars String column); a bad id goes to `rule` as its str.
+//! - a one-dimensional C-contiguous numpy array of objects (a pandas column's `to_numpy()`,
+//!   read in place: numpy's buffer of format "O"), each cell read as a list's;
+//! - an Arrow C stream capsule of a string column (a polars String column's, a pyarrow
+//!   array's), read in place by src/arrow.rs; a bad id goes to `rule` as its str.
 //!
 //! Values are a buffer of doubles the caller checked. `stop`: the first row the caller found
 //! a value's fault in: the rows before it are read, and reading stops there without looking
@@ -21,16 +23,31 @@ use std::borrow::Cow;
 use pyo3::buffer::{Element, PyBuffer, ReadOnlyCell};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyCapsule, PyList, PyString};
 
+use crate::arrow::Strings;
 use crate::ids::{good_id, id_bytes, Digits};
+
+/// A cell of a numpy array of objects: a borrowed pointer to the object the array holds.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+struct ObjectRef(*mut pyo3::ffi::PyObject);
+
+// SAFETY: numpy's buffer format "O" is one `PyObject *` per item; PyBuffer::get checks the
+// item's size and alignment against ObjectRef's (a pointer's) besides this format.
+unsafe impl Element for ObjectRef {
+    fn is_compatible_format(format: &std::ffi::CStr) -> bool {
+        format.to_bytes() == b"O"
+    }
+}
 
 /// An id column, as the module says.
 enum IdColumn<'py> {
     Objects(Bound<'py, PyList>),
     Signed(PyBuffer<i64>),
     Unsigned(PyBuffer<u64>),
-    Joined(Bound<'py, PyString>, PyBuffer<u64>),
+    ObjectArray(PyBuffer<ObjectRef>),
+    Arrow(Strings),
 }
 
 impl<'py> IdColumn<'py> {
@@ -38,8 +55,16 @@ impl<'py> IdColumn<'py> {
         if let Ok(list) = column.downcast::<PyList>() {
             return Ok(IdColumn::Objects(list.clone()));
         }
-        if let Ok((text, ends)) = column.extract::<(Bound<'py, PyString>, Bound<'py, PyAny>)>() {
-            return Ok(IdColumn::Joined(text, PyBuffer::<u64>::get(&ends)?));
+        if let Ok(capsule) = column.downcast::<PyCapsule>() {
+            return Ok(IdColumn::Arrow(Strings::from_capsule(capsule)?));
+        }
+        if let Ok(objects) = PyBuffer::<ObjectRef>::get(column) {
+            if objects.dimensions() != 1 || !objects.is_c_contiguous() {
+                return Err(PyTypeError::new_err(
+                    "an array of objects as ids is one-dimensional and C-contiguous",
+                ));
+            }
+            return Ok(IdColumn::ObjectArray(objects));
         }
         let numbers = match PyBuffer::<i64>::get(column) {
             Ok(signed) if signed.dimensions() == 1 => Some(IdColumn::Signed(signed)),
@@ -51,8 +76,8 @@ impl<'py> IdColumn<'py> {
         };
         numbers.ok_or_else(|| {
             PyTypeError::new_err(
-                "an id column is a list, a one-dimensional buffer of int64 or uint64, \
-                 or a pair (str, buffer of uint64)",
+                "an id column is a list, a one-dimensional buffer of int64, uint64 or \
+                 objects, or an Arrow C stream capsule",
             )
         })
     }
@@ -62,7 +87,8 @@ impl<'py> IdColumn<'py> {
             IdColumn::Objects(list) => list.len(),
             IdColumn::Signed(numbers) => numbers.item_count(),
             IdColumn::Unsigned(numbers) => numbers.item_count(),
-            IdColumn::Joined(_, ends) => ends.item_count(),
+            IdColumn::ObjectArray(objects) => objects.item_count(),
+            IdColumn::Arrow(strings) => strings.len(),
         }
     }
 }
@@ -95,7 +121,9 @@ enum Reader<'a, 'py> {
     Objects(&'a Bound<'py, PyList>),
     Signed(Cells<'a, i64>),
     Unsigned(Cells<'a, u64>),
-    Joined(&'a [u8], Cells<'a, u64>),
+    ObjectArray(Python<'py>, &'a [ReadOnlyCell<ObjectRef>]),
+    /// The strings and the chunk of the row last read.
+    Arrow(&'a Strings, std::cell::Cell<usize>),
 }
 
 impl<'a, 'py> Reader<'a, 'py> {
@@ -107,43 +135,45 @@ impl<'a, 'py> Reader<'a, 'py> {
             IdColumn::Objects(list) => Reader::Objects(list),
             IdColumn::Signed(numbers) => Reader::Signed(Cells::new(py, numbers)?),
             IdColumn::Unsigned(numbers) => Reader::Unsigned(Cells::new(py, numbers)?),
-            IdColumn::Joined(text, ends) => {
-                let text = text.to_str()?.as_bytes();
-                let cells = Cells::new(py, ends)?;
-                let mut end = 0;
-                for i in 0..ends.item_count() {
-                    let next = cells.get(i);
-                    if next < end {
-                        return Err(PyValueError::new_err("joined ids: the ends do not ascend"));
-                    }
-                    end = next;
-                }
-                if end != text.len() as u64 {
-                    return Err(PyValueError::new_err(
-                        "joined ids: the ends do not reach the text's length",
-                    ));
-                }
-                Reader::Joined(text, cells)
+            IdColumn::ObjectArray(objects) => {
+                let cells = objects.as_slice(py).ok_or_else(|| {
+                    PyTypeError::new_err("an array of objects as ids is C-contiguous")
+                })?;
+                Reader::ObjectArray(py, cells)
             }
+            IdColumn::Arrow(strings) => Reader::Arrow(strings, std::cell::Cell::new(0)),
         })
     }
 
     /// The cell of `row`: an object of the list, or the id itself.
-    #[inline]
+    #[inline(always)]
     fn cell(&self, row: usize) -> PyResult<Cell<'a, 'py>> {
         Ok(match self {
             Reader::Objects(list) => Cell::Object(list.get_item(row)?),
             Reader::Signed(cells) => Cell::Number(Digits::signed(cells.get(row))),
             Reader::Unsigned(cells) => Cell::Number(Digits::number(false, cells.get(row))),
-            Reader::Joined(text, ends) => {
-                let start = if row == 0 { 0 } else { ends.get(row - 1) };
-                Cell::Slice(&text[start as usize..ends.get(row) as usize])
+            Reader::ObjectArray(py, cells) => {
+                let pointer = cells[row].get().0;
+                // SAFETY: the array holds a strong reference to each object it holds; the
+                // pointer is read now, under the GIL, and a reference of our own taken at once,
+                // before any Python code (a rule) could replace the array's cell. The buffer
+                // keeps the array's memory (numpy does not resize an exported array).
+                let object = unsafe { Bound::from_borrowed_ptr_or_opt(*py, pointer) };
+                Cell::Object(
+                    object
+                        .ok_or_else(|| PyValueError::new_err("an array of objects holds a NULL"))?,
+                )
+            }
+            Reader::Arrow(strings, hint) => {
+                let chunk = strings.chunk_of(row, hint.get());
+                hint.set(chunk);
+                Cell::Slice(strings.get(row, chunk))
             }
         })
     }
 }
 
-/// One row's id as read: a Python object, a number's text, or a part of joined ids.
+/// One row's id as read: a Python object, a number's text, or an Arrow string in place.
 enum Cell<'a, 'py> {
     Object(Bound<'py, PyAny>),
     Number(Digits),
@@ -152,27 +182,38 @@ enum Cell<'a, 'py> {
 
 impl Cell<'_, '_> {
     /// The id's bytes; an object that is not a good str or bytes id as `rule` makes it.
-    #[inline]
+    #[inline(always)]
     fn bytes(&self, field: usize, row: usize, rule: &Bound<'_, PyAny>) -> PyResult<Cow<'_, [u8]>> {
         match self {
             Cell::Object(object) => match id_bytes(object) {
                 Some(id) if good_id(&id) => Ok(id),
-                _ => {
-                    let id = rule.call1((object, field, row))?;
-                    Ok(Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()))
-                }
+                _ => ruled(rule, object, field, row),
             },
             Cell::Number(id) => Ok(Cow::Borrowed(id.as_ref())),
             Cell::Slice(id) if good_id(id) => Ok(Cow::Borrowed(id)),
             Cell::Slice(id) => {
-                // joined ids are a str's UTF-8, cut where each id ends: each id is UTF-8 too
-                let text = std::str::from_utf8(id)
-                    .map_err(|_| PyValueError::new_err("joined ids: an id is not UTF-8"))?;
-                let id = rule.call1((PyString::new(rule.py(), text), field, row))?;
-                Ok(Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()))
+                // an Arrow string column's strings are UTF-8 (the format's promise, checked here)
+                let text = std::str::from_utf8(id).map_err(|_| {
+                    PyValueError::new_err("an id of an Arrow string column is not UTF-8")
+                })?;
+                ruled(rule, &PyString::new(rule.py(), text), field, row)
             }
         }
     }
+}
+
+/// An id the core does not read natively, as `rule` makes it (or its fault); out of the
+/// row loop, which it seldom leaves.
+#[cold]
+#[inline(never)]
+fn ruled<'c>(
+    rule: &Bound<'_, PyAny>,
+    id: &Bound<'_, PyAny>,
+    field: usize,
+    row: usize,
+) -> PyResult<Cow<'c, [u8]>> {
+    let id = rule.call1((id, field, row))?;
+    Ok(Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()))
 }
 
 /// The columns of some rows, checked to be of one length.
@@ -223,12 +264,13 @@ impl<'py> Columns<'py> {
         self.qids.len()
     }
 
-    /// Hands each row's (qid, docno, value) to `push`, in order, up to `stop`; false if
-    /// reading stopped there.
+    /// Hands each row's (qid, whether it is the previous row's qid, docno, value) to `push`,
+    /// in order, up to `stop`, the ids checked (`good_id`, or `rule`'s); false if reading
+    /// stopped there.
     pub fn read(
         &self,
         stop: Option<usize>,
-        mut push: impl FnMut(&[u8], &[u8], f64) -> PyResult<()>,
+        mut push: impl FnMut(&[u8], bool, &[u8], f64) -> PyResult<()>,
     ) -> PyResult<bool> {
         let Some(values) = &self.values else {
             return Ok(stop.is_none());
@@ -248,6 +290,8 @@ impl<'py> Columns<'py> {
             let (q, d) = (qids.cell(row)?, docnos.cell(row)?);
             let same = match (&q, &last_object) {
                 (Cell::Object(object), Some(last)) => object.is(last),
+                // an Arrow column's qid: the previous row's bytes (checked then) again
+                (Cell::Slice(id), _) => row > 0 && *id == last_qid.as_slice(),
                 _ => false,
             };
             if !same {
@@ -260,7 +304,7 @@ impl<'py> Columns<'py> {
                 };
             }
             let docno = d.bytes(1, row, &self.rule)?;
-            push(&last_qid, &docno, values.get(row))?;
+            push(&last_qid, same, &docno, values.get(row))?;
         }
         Ok(end == self.len())
     }

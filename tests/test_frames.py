@@ -18,11 +18,13 @@ adds is measured in a subprocess (test_integer_ids_are_read_in_bulk).
 
 from __future__ import annotations
 
+import ctypes
 import math
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -738,3 +740,178 @@ def test_rows_are_numbered_as_the_lines_of_the_same_file(tmp_path):
     other = [("2", "x", 1.0), ("2", "x", 2.0), ("1", "a", 1.0)]
     _, other_run = write_files(tmp_path / "..", qrels[:2], other)
     assert as_trec(good_qrels, other, ["num_ret"], "10") == as_trec(good_qrels, other_run, ["num_ret"], "10")
+
+
+# ---------------------------------------------------------------- Arrow string columns, read in place
+
+
+class ArrowSchema(ctypes.Structure):
+    pass
+
+
+ArrowSchema._fields_ = [("format", ctypes.c_char_p), ("name", ctypes.c_char_p), ("metadata", ctypes.c_char_p),
+                        ("flags", ctypes.c_int64), ("n_children", ctypes.c_int64), ("children", ctypes.c_void_p),
+                        ("dictionary", ctypes.c_void_p), ("release", ctypes.c_void_p),
+                        ("private_data", ctypes.c_void_p)]
+
+
+class ArrowArray(ctypes.Structure):
+    _fields_ = [("length", ctypes.c_int64), ("null_count", ctypes.c_int64), ("offset", ctypes.c_int64),
+                ("n_buffers", ctypes.c_int64), ("n_children", ctypes.c_int64), ("buffers", ctypes.c_void_p),
+                ("children", ctypes.c_void_p), ("dictionary", ctypes.c_void_p), ("release", ctypes.c_void_p),
+                ("private_data", ctypes.c_void_p)]
+
+
+RELEASE = {name: ctypes.CFUNCTYPE(None, ctypes.c_void_p) for name in ("schema", "array", "stream")}
+GET_SCHEMA = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ArrowSchema))
+GET_NEXT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ArrowArray))
+LAST_ERROR = ctypes.CFUNCTYPE(ctypes.c_char_p, ctypes.c_void_p)
+
+
+class ArrowStream(ctypes.Structure):
+    _fields_ = [("get_schema", GET_SCHEMA), ("get_next", GET_NEXT), ("get_last_error", LAST_ERROR),
+                ("release", ctypes.c_void_p), ("private_data", ctypes.c_void_p)]
+
+
+class StringStream:
+    """An Arrow C stream of utf8 ("u") or large utf8 ("U") chunks, made here with ctypes (an
+    independent producer, written from the Arrow C data interface's spec), as a capsule; each
+    chunk is (strings, offset): its rows are strings[offset:].  Counts the releases it sees."""
+
+    def __init__(self, chunks: list[tuple[list[bytes], int]], fmt: bytes = b"u") -> None:
+        width = ctypes.c_int32 if fmt == b"u" else ctypes.c_int64
+        self.fmt, self.released, self.keep = fmt, [], []
+        self.arrays = []
+        for strings, offset in chunks:
+            ends = [0]
+            for s in strings:
+                ends.append(ends[-1] + len(s))
+            offsets = (width * len(ends))(*ends)
+            data = ctypes.create_string_buffer(b"".join(strings) or b"\0")
+            buffers = (ctypes.c_void_p * 3)(None, ctypes.addressof(offsets), ctypes.addressof(data))
+            self.keep += [offsets, data, buffers]
+            self.arrays.append((len(strings) - offset, offset, buffers))
+        self.callbacks = (GET_SCHEMA(self.get_schema), GET_NEXT(self.get_next), LAST_ERROR(lambda s: None),
+                          RELEASE["stream"](lambda s: self.release("stream", s, ArrowStream)),
+                          RELEASE["schema"](lambda s: self.release("schema", s, ArrowSchema)),
+                          RELEASE["array"](lambda s: self.release("array", s, ArrowArray)))
+        self.stream = ArrowStream(*self.callbacks[:3], ctypes.cast(self.callbacks[3], ctypes.c_void_p), None)
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        self.capsule = new(ctypes.addressof(self.stream), b"arrow_array_stream", None)
+
+    def release(self, what: str, address: int, kind: type) -> None:
+        self.released.append(what)
+        kind.from_address(address).release = None
+
+    def get_schema(self, stream: int, out: Any) -> int:
+        out.contents.format = self.fmt
+        out.contents.release = ctypes.cast(self.callbacks[4], ctypes.c_void_p)
+        return 0
+
+    def get_next(self, stream: int, out: Any) -> int:
+        if not self.arrays:
+            out.contents.release = None  # the stream's end
+            return 0
+        length, offset, buffers = self.arrays.pop(0)
+        out.contents.length, out.contents.null_count, out.contents.offset = length, 0, offset
+        out.contents.n_buffers, out.contents.n_children = 3, 0
+        out.contents.buffers = ctypes.addressof(buffers)
+        out.contents.release = ctypes.cast(self.callbacks[5], ctypes.c_void_p)
+        return 0
+
+
+def _core_run(qids, docnos, scores) -> object:
+    from trecgain import _core
+    from trecgain.rows import _id_rule
+
+    return _core.Run.from_rows("run DataFrame", qids, docnos, np.asarray(scores, dtype=np.float64),
+                               _id_rule("run DataFrame"), None)
+
+
+@pytest.mark.parametrize("fmt", [b"u", b"U"])
+def test_utf8_and_large_utf8_streams_in_chunks(fmt, tmp_path):
+    """Utf8 and large utf8 Arrow columns, in chunks that start at an offset, read as the same ids
+    from a file (via the core's from_rows; polars exports string views, read by the polars tests)."""
+    qids = StringStream([([b"skip", b"q1", b"q1"], 1), ([b"q\xc3\xa9", b"q\xc3\xa9"], 0)], fmt)
+    docnos = StringStream([([b"d1", b"d" * 40], 0), ([b"x", b"x", b"d3", b"d\xe6\x97\xa5"], 2)], fmt)
+    run = _core_run(qids.capsule, docnos.capsule, [1.0, 2.0, 3.0, 4.0])
+    assert sorted(qids.released) == sorted(docnos.released) == ["array", "array", "schema", "stream"]
+    got = Evaluator(QRELS).evaluate(run).to_trec(per_query=True)
+    rows = [("q1", "d1", 1.0), ("q1", "d" * 40, 2.0), ("q\u00e9", "d3", 3.0), ("q\u00e9", "d\u65e5", 4.0)]
+    assert got == Evaluator(QRELS).evaluate(write_files(tmp_path, QRELS, rows)[1]).to_trec(per_query=True)
+
+
+def test_a_bad_id_of_an_arrow_stream_names_its_row():
+    """An empty id and one with a blank, in the second chunk: trecgain.check's message, the row's number."""
+    docnos = StringStream([([b"d1"], 0), ([b"d2", b""], 0)])
+    refused(lambda: _core_run(StringStream([([b"q1", b"q1", b"q1"], 0)]).capsule, docnos.capsule, [1.0, 2.0, 3.0]),
+            "run DataFrame:3: document id '' is empty")
+    blank = StringStream([([b"q1", b"q 1"], 0)])
+    refused(lambda: _core_run(blank.capsule, StringStream([([b"d1", b"d2"], 0)]).capsule, [1.0, 2.0]),
+            "run DataFrame:2: query id 'q 1' contains whitespace or a NUL byte")
+
+
+def test_an_arrow_stream_is_consumed_once_and_only_of_strings():
+    stream = StringStream([([b"q1"], 0)])
+    docnos = pl.Series(["d1"])
+    _core_run(stream.capsule, docnos.__arrow_c_stream__(), [1.0])
+    with pytest.raises(ValueError, match="already consumed"):
+        _core_run(stream.capsule, docnos.__arrow_c_stream__(), [1.0])
+    with pytest.raises(TypeError, match="not format 'l'"):
+        _core_run(pl.Series([1]).__arrow_c_stream__(), docnos.__arrow_c_stream__(), [1.0])
+
+
+def test_polars_string_views_in_chunks_and_categoricals(tmp_path):
+    """Polars String columns (string views: ids of at most 12 bytes inline, longer ones in
+    buffers) in several chunks, and Categorical and Enum columns, as the same rows' files."""
+    long = "document-" + "\u00e9" * 20
+    rows = [("q1", "d1", 1.0), ("q1", long, 2.0), ("q1", long + "2", 0.5), ("q\u00e9", "d3", 3.0),
+            ("q\u00e9", "d" * 12, 2.5), ("q\u00e9", "d" * 13, 1.5)]
+    expected = Evaluator(QRELS).evaluate(write_files(tmp_path, QRELS, rows)[1]).to_trec(per_query=True)
+    q, d, s = columns(rows)
+    parts = [pl.DataFrame({"qid": q[i:i + 2], "docno": d[i:i + 2], "score": s[i:i + 2]}) for i in (0, 2, 4)]
+    chunked = pl.concat(parts, rechunk=False)
+    assert chunked["docno"].n_chunks() == 3
+    for frame in (chunked, chunked.with_columns(pl.col("qid").cast(pl.Categorical)),
+                  chunked.with_columns(pl.col("docno").cast(pl.Enum(sorted(set(d)))))):
+        assert Evaluator(QRELS).evaluate(frame).to_trec(per_query=True) == expected, frame.dtypes
+
+
+@pytest.mark.parametrize("column, value, expected", [
+    ("docno", "", "run DataFrame:3: document id '' is empty"),
+    ("qid", "q\t1", "run DataFrame:3: query id 'q\\t1' contains whitespace or a NUL byte"),
+    ("docno", None, "run DataFrame:3: document id None is not a string (ids are str, bytes or int)"),
+])
+def test_bad_ids_of_polars_string_views_name_the_row(column, value, expected):
+    data = {"qid": ["q1"] * 4, "docno": ["d1", "d2", "d3", "d4"], "score": [1.0, 2.0, 3.0, 4.0]}
+    data[column][2] = value
+    refused(lambda: Evaluator(QRELS).evaluate(pl.DataFrame(data)), expected)
+    categorical = pl.DataFrame(data).with_columns(pl.col(column).cast(pl.Categorical))
+    refused(lambda: Evaluator(QRELS).evaluate(categorical), expected)
+
+
+def test_pandas_object_columns_are_read_in_place(tmp_path):
+    """Object (str), string and categorical id columns, contiguous or a view with a step: the
+    core reads numpy's array of objects (no list of the column is made) as the same files."""
+    from trecgain.rows import _frame_columns
+
+    rows = [("q1", "d1", 1.0), ("skip", "x", 9.0), ("q1", "d2", 2.0), ("skip", "y", 9.0), ("q\u00e9", "d3", 3.0),
+            ("skip", "z", 9.0)]
+    expected = Evaluator(QRELS).evaluate(write_files(tmp_path, QRELS, rows[::2])[1]).to_trec(per_query=True)
+    q, d, s = columns(rows)
+    whole = pd.DataFrame({"qid": np.array(q, dtype=object), "docno": np.array(d, dtype=object), "score": s})
+    for frame in (whole.iloc[::2], whole.iloc[::2].astype({"qid": "category", "docno": "category"}),
+                  whole.iloc[::2].astype({"qid": "string", "docno": "string"}), whole.iloc[::2].copy()):
+        assert Evaluator(QRELS).evaluate(frame).to_trec(per_query=True) == expected, frame.dtypes
+        ids = _frame_columns(frame, "run", "run DataFrame")[:2]
+        assert all(isinstance(i, np.ndarray) and i.dtype == object and i.flags.c_contiguous for i in ids)
+
+
+@pytest.mark.parametrize("missing", [None, math.nan, pd.NA])
+def test_nulls_of_pandas_object_columns_name_the_row(missing):
+    frame = pd.DataFrame({"qid": np.array(["q1", "q1", "q1"], dtype=object),
+                          "docno": np.array(["d1", missing, "d3"], dtype=object), "score": [1.0, 2.0, 3.0]})
+    held = frame["docno"].to_numpy()[1]  # pandas may store the missing value as another (NaN for str)
+    refused(lambda: Evaluator(QRELS).evaluate(frame),
+            f"run DataFrame:2: document id {held!r} is not a string (ids are str, bytes or int)")

@@ -1,8 +1,10 @@
 """Qrels and runs as rows (stage 1, the Python side, beside read.py's files and dicts): a pandas
 or polars DataFrame with ir_measures' or PyTerrier's columns, or an iterable of ir_measures'
 Qrel / ScoredDoc namedtuples or plain (qid, docno, value) tuples.  Each becomes three columns
--- ids as a list of str or bytes, or a frame's integer column as an int64 / uint64 array whose
-decimal text the core writes itself (no Python object per row); values as doubles -- checked by
+-- ids as a list of str or bytes, a frame's integer column as an int64 / uint64 array whose
+decimal text the core writes itself, a pandas object column as numpy's array of objects, a
+polars string column as its Arrow C stream (these read in place: no Python object per row);
+values as doubles -- checked by
 trecgain.check's rules (ids by the core first, in one pass; a refused value's message is
 check's) and handed to the core's `from_rows`.
 
@@ -118,8 +120,9 @@ def _pandas_ids(series: Any) -> Any:
 
 def _polars_columns(frame: Any, what: str, source: str) -> tuple[Any, Any, Any]:
     """A polars DataFrame's columns as `_frame_columns` gives them: numbers through numpy
-    (zero-copy where polars can), strings joined (JoinedIds), anything else and any column
-    holding a null as lists of Python objects (a null is None), for trecgain.check's rules."""
+    (zero-copy where polars can), strings (and categoricals as strings) through Arrow
+    (ArrowIds), anything else and any column holding a null as lists of Python objects (a
+    null is None), for trecgain.check's rules."""
     if type(frame).__name__ == "LazyFrame":
         raise TrecgainError("a polars LazyFrame is a query, not yet its rows: pass frame.collect()",
                             f"{what} LazyFrame")
@@ -139,31 +142,34 @@ def _in_numpy(series: Any) -> bool:
 
 
 def _polars_ids(series: Any) -> Any:
-    """A polars id column as `_id_column` makes a numpy array's, or JoinedIds if it holds strings."""
+    """A polars id column as `_id_column` makes a numpy array's, or ArrowIds if it holds
+    strings (String, Categorical, Enum)."""
     import polars as pl  # the frame's: polars is loaded
 
     if not len(series) or series.null_count():
         return series.to_list()
     if series.dtype.is_integer() and _in_numpy(series):
         return _id_column(series.to_numpy())
-    return JoinedIds(series) if series.dtype == pl.String else series.to_list()
+    if series.dtype in (pl.Categorical, pl.Enum):
+        series = series.cast(pl.String)
+    return ArrowIds(series) if series.dtype == pl.String else series.to_list()
 
 
-class JoinedIds:
-    """A polars String column as the core takes it without a Python str per row: the ids
-    joined into one str, and where each ends in its UTF-8 (polars' strings are UTF-8)."""
+class ArrowIds:
+    """A string column (polars', no nulls) as the core takes it without a Python str per row:
+    its Arrow C stream (`__arrow_c_stream__`), read in place by the core (src/arrow.rs)."""
 
-    __slots__ = ("series", "text", "ends")
+    __slots__ = ("series",)
 
     def __init__(self, series: Any) -> None:
-        import numpy as np  # polars' to_numpy loads it
-
         self.series = series
-        self.ends = np.cumsum(series.str.len_bytes().to_numpy(), dtype=np.uint64)
-        self.text = series.str.join("").item()
 
     def __getitem__(self, row: int) -> str:
         return self.series[row]
+
+    def stream(self) -> object:
+        """A new Arrow C stream capsule of the column (the core consumes one)."""
+        return self.series.__arrow_c_stream__()
 
 
 def _pick(frame: Any, what: str, source: str) -> tuple[str, str, str]:
@@ -187,12 +193,15 @@ def _pick(frame: Any, what: str, source: str) -> tuple[str, str, str]:
 
 def _id_column(values: Any) -> Any:
     """A numpy array of ids as the core takes them: whole numbers as a contiguous int64 or
-    uint64 array (the core writes their decimal text, as str(int) does), anything else as a
-    list (datetimes as numpy's scalars, not the ints tolist would make of them)."""
+    uint64 array (the core writes their decimal text, as str(int) does), objects (a pandas
+    column of str) as a contiguous array of objects (the core reads it in place), anything
+    else as a list (datetimes as numpy's scalars, not the ints tolist would make of them)."""
     kind = values.dtype.kind
-    if kind in "iu" and len(values):
+    if kind in "iuO" and len(values):
         import numpy as np  # a frame's: numpy is loaded with it
 
+        if kind == "O":
+            return np.ascontiguousarray(values)
         return np.ascontiguousarray(values, dtype=np.uint64 if values.dtype == np.uint64 else np.int64)
     return list(values) if kind in "mM" else values.tolist()
 
@@ -289,7 +298,7 @@ def _id_rule(source: str) -> Callable[[object, int, int], bytes]:
 def _faulty_field(row: int, qids: Any, docnos: Any) -> int:
     """The first field of a row found faulty (the value's, 2, unless an id is)."""
     for field, ids in enumerate((qids, docnos)):
-        if isinstance(ids, (list, JoinedIds)):
+        if isinstance(ids, (list, ArrowIds)) or _kind(ids) == "O":
             try:
                 check.key(_id_at(ids, row), FIELDS[field], "")
             except TrecgainError:
@@ -298,8 +307,8 @@ def _faulty_field(row: int, qids: Any, docnos: Any) -> int:
 
 
 def _for_core(ids: Any) -> Any:
-    """An id column as the core's from_rows takes it (JoinedIds as the pair (text, ends))."""
-    return (ids.text, ids.ends) if isinstance(ids, JoinedIds) else ids
+    """An id column as the core's from_rows takes it (ArrowIds as its Arrow C stream)."""
+    return ids.stream() if isinstance(ids, ArrowIds) else ids
 
 
 def _text(value: object) -> object:
@@ -434,9 +443,9 @@ def _refuse(row: int, field: int, qids: Any, docnos: Any, values: Any, what: str
 def _id_at(ids: Any, row: int) -> object:
     """The id of a row as the rules see it (a list's whole number as its text), or as its text
     (a numpy array's whole number)."""
-    if isinstance(ids, list):
+    if isinstance(ids, list) or _kind(ids) == "O":
         return _text(ids[row])
-    return ids[row] if isinstance(ids, JoinedIds) else str(ids[row])
+    return ids[row] if isinstance(ids, ArrowIds) else str(ids[row])
 
 
 def _problem(check_value: Callable[..., object], *args: object) -> str:

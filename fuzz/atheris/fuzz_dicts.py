@@ -16,8 +16,10 @@ Properties:
   and documents first, then two ids naming one query, then each entry: docno, then value):
   the same error message, or the same evaluation as the data written as TREC files (scores
   as repr(float)), in both compat modes.
-- Frames and tuples (the dicts' entries as rows, as they come and as str ids): only
-  TrecgainError escapes, one line naming its source.
+- Frames and tuples (the dicts' entries as rows, as they come and as str ids; polars str
+  ids also in one chunk a row and categorical, pandas str ids also categorical): only
+  TrecgainError escapes, one line naming its source; the polars str forms (read through
+  Arrow, src/arrow.rs) have one outcome.
 
 Run (from the project root):
     .venv/bin/python fuzz/atheris/fuzz_dicts.py -max_total_time=600 -timeout=20 \\
@@ -268,10 +270,22 @@ def _forms(rows, what):
         yield "polars", frame
     typed = _built(lambda: [(str(q), str(d), v) for q, d, v in rows])
     for kind, make in (("pandas str", lambda: pd.DataFrame(typed, columns=columns)),
-                       ("polars str", lambda: pl.DataFrame(typed, schema=columns, orient="row"))):
+                       ("polars str", lambda: pl.DataFrame(typed, schema=columns, orient="row")),
+                       ("polars str chunks", lambda: _chunked(typed, columns)),
+                       ("polars str categorical", lambda: pl.DataFrame(typed, schema=columns, orient="row")
+                        .with_columns(pl.col(columns[0]).cast(pl.Categorical))),
+                       ("pandas str categorical", lambda: pd.DataFrame(typed, columns=columns)
+                        .astype({columns[0]: "category", columns[1]: "category"}))):
         frame = _built(make) if typed is not None else None
         if frame is not None:
             yield kind, frame
+
+
+def _chunked(rows, columns):
+    """The rows as a polars frame of one chunk a row (its string columns Arrow arrays in chunks):
+    the one frame of them cut into rows, so that every column keeps the one frame's values."""
+    frame = pl.DataFrame(rows, schema=columns, orient="row")
+    return pl.concat([frame.slice(i, 1) for i in range(len(frame))], rechunk=False)
 
 
 def _built(make):
@@ -287,10 +301,20 @@ def _built(make):
 
 def _check_rows(qrels, run, fractional):
     q_rows, r_rows = _rows(qrels), _rows(run)
-    for (kind, q), (_, r) in zip(_forms(q_rows, "qrels"), _forms(r_rows, "run")):
+    polars_str = {}
+    runs = dict(_forms(r_rows, "run"))
+    for kind, q in _forms(q_rows, "qrels"):  # a form either side may not build: paired by kind
+        if kind not in runs:
+            continue
+        r = runs[kind]
         got = _outcome(_evaluate, q, r, "10", fractional)
         if got[0] == "error" and not got[1].startswith(("qrels ", "run ")):
             raise _common.Finding(f"{kind}: a refusal names no source: {got[1]!r}")
+        if kind.startswith("polars str"):
+            polars_str[kind] = got
+    # one polars frame of str ids, in one chunk, in chunks, its qids categorical: one outcome
+    if len(set(map(repr, polars_str.values()))) > 1:
+        raise _common.Finding(f"polars str forms differ: {polars_str!r}")
 
 
 def _one(data: bytes) -> None:

@@ -529,6 +529,33 @@ impl<'s> Results<'s> {
         Ok(())
     }
 
+    /// Adds one result whose ids the caller has checked as `push` checks them (not empty, no
+    /// whitespace or NUL); `same_query`: its qid is the previous result's, not looked up again.
+    /// A score that is not finite is an error.
+    #[inline]
+    pub fn push_checked(
+        &mut self,
+        qid: &[u8],
+        same_query: bool,
+        docno: &[u8],
+        score: f64,
+    ) -> Result<()> {
+        debug_assert!(check_key(qid).is_ok() && check_key(docno).is_ok());
+        if !score.is_finite() {
+            return self.push(qid, docno, score);
+        }
+        let b = &mut self.b;
+        let q = match b.query.last() {
+            Some(&q) if same_query => q,
+            _ => b.qids.intern(qid),
+        };
+        b.lines.push(b.lines.len() as u64 + 1);
+        b.query.push(q);
+        b.docnos.push(docno);
+        b.scores.push(score);
+        Ok(())
+    }
+
     /// The run (it may hold no results: the caller says whether that is an error).
     pub fn finish(self) -> Run {
         let b = self.b;

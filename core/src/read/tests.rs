@@ -1401,3 +1401,31 @@ fn ranks_are_exact_whole_numbers() {
         );
     }
 }
+
+#[test]
+fn results_pushed_checked_are_results_pushed() {
+    let rows: [(&[u8], bool, &[u8], f64); 5] = [
+        (b"q1", false, b"d1", 1.0),
+        (b"q1", true, b"d2", 2.0),
+        (b"q2", false, b"d1", 3.0),
+        (b"q1", false, b"d3", 4.0),
+        (b"q1", true, b"d4", 5.0),
+    ];
+    let (mut checked, mut plain) = (
+        Results::new("r", Some("row")),
+        Results::new("r", Some("row")),
+    );
+    for &(q, same, d, s) in &rows {
+        checked.push_checked(q, same, d, s).unwrap();
+        plain.push(q, d, s).unwrap();
+    }
+    let (checked, plain) = (checked.finish(), plain.finish());
+    assert_eq!(view_run(&checked), view_run(&plain));
+    assert_eq!(ids(&checked.qids), vec![&b"q1"[..], b"q2"]);
+    assert_eq!(checked.query, vec![0, 0, 1, 0, 0]);
+    assert_eq!(checked.lines, vec![1, 2, 3, 4, 5]);
+    let err = Results::new("r", Some("row"))
+        .push_checked(b"q1", false, b"d1", f64::NAN)
+        .unwrap_err();
+    assert_eq!(err.to_string(), "r:1: a score is not a finite number");
+}
