@@ -1196,6 +1196,7 @@ fn diversity_by_hand() {
             groups: &[],
             prefs: None,
             subtopics: Some(&topic),
+            overlap: None,
         };
         (record.compute)(
             &query,
