@@ -408,6 +408,19 @@ def w_longdocno(ctx: Context) -> Setup:
                  ref_label="trecgain on the same file without the long docno", compare=False)
 
 
+def w_new_measure(*opts: str) -> Callable[[Context], Setup]:
+    """A measure trec_eval lacks (issue 21) on the 4.5M-line dense input, against trecgain's own
+    `-m ndcg_cut.10` on the same input."""
+
+    def setup(ctx: Context) -> Setup:
+        files = ctx.real("r03_x3", "mix4500")
+        reference = "trecgain -m ndcg_cut.10"
+        return Setup([ctx.tg(files, *opts), ctx.tg(files, "-m", "ndcg_cut.10", name=reference)],
+                     _files_note(files), reference=reference,
+                     ref_label="trecgain's `-m ndcg_cut.10` on the same input", compare=False)
+    return setup
+
+
 def w_lines20m(ctx: Context) -> Setup:
     f5, f20 = ctx.shape("mix5m"), ctx.shape("mix20m")
     opts = ("-m", "ndcg_cut.10")
@@ -518,6 +531,10 @@ WORKLOADS: list[Workload] = [
     Workload("lines20m", "20M lines, `-m ndcg_cut.10` (vs 5M lines in the same formats)",
              f"linear in size (s per M lines at 20M <= {LINEAR_TOLERANCE}x at 5M), memory <= trec_eval",
              None, None, True, True, w_lines20m),
+    Workload("compat4500", "the 4.5M-line dense input, `-m Compat` (trecgain only: ir_measures' Compat)",
+             "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "Compat")),
+    Workload("setrelp4500", "the same, `-m SetRelP` (trecgain only)",
+             "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "SetRelP")),
     Workload("prefs100k", "a preference file of 50K judgments, the 100K-line run, `-R prefs -m all_prefs`",
              "<= 0.7x", 0.7, None, False, True, w_relevance("prefs", "all_prefs")),
     Workload("qrels_jg100k", "multi-judge qrels of 50K judgments, the 100K-line run, `-R qrels_jg -m qrels_jg`",
