@@ -240,6 +240,19 @@ class TrecgainCommand(click.Command):
         return out
 
 
+class ScriptCommand(TrecgainCommand):
+    """A subcommand that reads its arguments as the script it reproduces does (gdeval.pl,
+    ndeval): everything after its name is an argument, even one that starts with a dash, except
+    a first -h, --help or -help, which asks for help."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args[:1] in (["-h"], ["--help"], ["-help"]):
+            args = ["--help"]
+        elif args[:1] != ["--help"]:
+            args = ["--", *args]
+        return super().parse_args(ctx, args)
+
+
 class _HelpWords(dict):
     """What an option's help names from the tables (`{tie_average}`, `{formats}`), looked up
     when -h is asked for."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .console import UsageError, write_stdout
-from .declare import TrecgainCommand, files_argument, help_flag
+from .declare import ScriptCommand, files_argument, help_flag
 
 HELP = """gdeval.pl's nDCG@K and ERR@K (the TREC Web track's script, version 1.2a as ir_measures ships it),
 printed exactly as gdeval.pl prints them: the header runid,topic,ndcg@K,err@K, a line per topic in
@@ -16,16 +16,9 @@ Gains are 2^grade - 1 (grades at most 4), the discount is ln(rank + 1).  trecgai
 USAGE = "usage: trecgain gdeval QRELS RUN K"
 
 
-class Gdeval(TrecgainCommand):
+class Gdeval(ScriptCommand):
     """gdeval.pl reads its arguments as they come (a name or a K may start with a dash) and
     answers -help as --help."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args[:1] in (["-h"], ["--help"], ["-help"]):
-            args = ["--help"]
-        elif args[:1] != ["--help"]:
-            args = ["--", *args]
-        return super().parse_args(ctx, args)
 
     def usage_message(self, message: str) -> str:
         return f"{USAGE} (K a positive whole number; --help for help)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .console import UsageError, write_stdout
-from .declare import TrecgainCommand, files_argument, help_flag
+from .declare import ScriptCommand, files_argument, help_flag
 
 HELP = """ndeval's diversity measures (the TREC Web track's program, version 4.5 as pyndeval ships it),
 printed exactly as ndeval prints them: the header runid,topic,ERR-IA@5,...,strec@20, a line per run
@@ -29,15 +29,8 @@ USAGE = "usage: trecgain ndeval [options] QRELS RUN"
 VALUED = ("-alpha", "-beta", "-M", "-baseline", "-riskAlpha")
 
 
-class Ndeval(TrecgainCommand):
+class Ndeval(ScriptCommand):
     """ndeval reads its arguments itself: options (one dash) before the two file names."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args[:1] in (["-h"], ["--help"], ["-help"]):
-            args = ["--help"]
-        elif args[:1] != ["--help"]:
-            args = ["--", *args]
-        return super().parse_args(ctx, args)
 
     def usage_message(self, message: str) -> str:
         return f"{USAGE} ({message}; --help for help)"
