@@ -256,8 +256,9 @@ def _groups(ways: list[Way]) -> list[Group]:
 
 def _explain_group(group: Group, reference: Group, ways: list[Way], qrels, run, measure: str, level: int,
                    request) -> None:
-    """A group's causes (each choice of its first way tried alone on trec_eval's rules) and its
-    queries that differ most from trec_eval's."""
+    """A group's causes (each choice of its first way tried alone on trec_eval's rules: a tool's
+    evaluated here, a formula's read from the formula way of that choice alone) and its queries
+    that differ most from trec_eval's."""
     way = next(w for w in ways if w.name == group.ways[0])
     if way.kind == "tool":
         tool = variant_for(CONVENTIONS[way.name], [request])
@@ -271,8 +272,10 @@ def _explain_group(group: Group, reference: Group, ways: list[Way], qrels, run, 
                 group.causes[label] = not _same(tried, reference)
             except TrecgainError:
                 group.causes[label] = True  # the choice alone refuses the input (queries must be equal)
-    else:
-        group.causes = {label: True for label in way.choices}
+    else:  # each choice alone is a formula way computed already: a cause when it left trec_eval's group
+        alone_ways = {tuple(w.choices.items()): w.name for w in ways if w.kind == "formula"}
+        group.causes = {label: alone_ways[((label, choice),)] not in reference.ways
+                        for label, choice in way.choices.items()}
     qids = sorted(set(group.per_query) | set(reference.per_query), key=lambda q: (
         -abs(group.per_query.get(q, 0.0) - reference.per_query.get(q, 0.0)), q))
     group.queries = [(q, reference.per_query.get(q), group.per_query.get(q)) for q in qids[:QUERIES_SHOWN]
