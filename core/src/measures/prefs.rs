@@ -369,17 +369,8 @@ impl Drop for Counts {
         if self.pairs.len() < n * n || n == 0 {
             return;
         }
-        let words = n.div_ceil(64);
-        for (cell, &bits) in self.touched.iter().enumerate() {
-            let (i, w) = (cell / words, cell % words);
-            let mut rest = bits;
-            while rest != 0 {
-                let j = w * 64 + rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                self.pairs[i * n + j] = [0, 0];
-            }
-        }
-        let pairs = std::mem::take(&mut self.pairs);
+        let mut pairs = std::mem::take(&mut self.pairs);
+        self.each_ordered_pair(0..n, 0, |i, j| pairs[i * n + j] = [0, 0]);
         SPARE_PAIRS.with(|spare| {
             let mut spare = spare.borrow_mut();
             if pairs.len() > spare.len() {
