@@ -3,7 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
-use trecgain_core::explain::{explain, query_index, Explanation};
+use trecgain_core::explain::{explain, query_index, Doc, Explanation};
 
 use crate::inputs::{PyQrels, PyRun};
 use crate::options::{core_options, request, RequestTuple};
@@ -32,24 +32,27 @@ pub(crate) fn py_explain<'py>(
     explanation_dict(py, &explained.map_err(|e| to_py(py, e))?)
 }
 
+/// A ranked document's fields of a row or step (None for each past the ranking).
+fn set_doc(py: Python<'_>, d: &Bound<'_, PyDict>, doc: Option<&Doc>) -> PyResult<()> {
+    match doc {
+        Some(doc) => {
+            d.set_item("docno", PyBytes::new(py, &doc.docno))?;
+            d.set_item("score", doc.score)?;
+            d.set_item("sort_score", doc.sort_score)?;
+            d.set_item("line", doc.line)
+        }
+        None => ["docno", "score", "sort_score", "line"]
+            .into_iter()
+            .try_for_each(|key| d.set_item(key, py.None())),
+    }
+}
+
 fn explanation_dict<'py>(py: Python<'py>, e: &Explanation) -> PyResult<Bound<'py, PyDict>> {
     let rows = PyList::empty(py);
     for row in &e.rows {
         let d = PyDict::new(py);
         d.set_item("rank", row.rank)?;
-        match &row.doc {
-            Some(doc) => {
-                d.set_item("docno", PyBytes::new(py, &doc.docno))?;
-                d.set_item("score", doc.score)?;
-                d.set_item("sort_score", doc.sort_score)?;
-                d.set_item("line", doc.line)?;
-            }
-            None => {
-                for key in ["docno", "score", "sort_score", "line"] {
-                    d.set_item(key, py.None())?;
-                }
-            }
-        }
+        set_doc(py, &d, row.doc.as_ref())?;
         d.set_item("relevance", row.relevance)?;
         d.set_item("gain", row.gain)?;
         d.set_item("discount", row.discount)?;
@@ -66,19 +69,7 @@ fn explanation_dict<'py>(py: Python<'py>, e: &Explanation) -> PyResult<Bound<'py
     for step in &e.steps {
         let d = PyDict::new(py);
         d.set_item("rank", step.rank)?;
-        match &step.doc {
-            Some(doc) => {
-                d.set_item("docno", PyBytes::new(py, &doc.docno))?;
-                d.set_item("score", doc.score)?;
-                d.set_item("sort_score", doc.sort_score)?;
-                d.set_item("line", doc.line)?;
-            }
-            None => {
-                for key in ["docno", "score", "sort_score", "line"] {
-                    d.set_item(key, py.None())?;
-                }
-            }
-        }
+        set_doc(py, &d, step.doc.as_ref())?;
         d.set_item("relevance", step.relevance)?;
         d.set_item("counted", step.counted)?;
         d.set_item("count", step.count)?;
