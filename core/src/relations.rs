@@ -119,7 +119,9 @@ fn join_overlap(
     out.arrivals.clear();
     out.arrivals.resize(out.ranked.max(out.ideal), 0);
     for (rank, &row) in rows.iter().enumerate() {
-        let shared = qrels.judgment(q, run.docnos.get(row)).map(|j| place[j - base]);
+        let shared = qrels
+            .judgment(q, run.docnos.get(row))
+            .map(|j| place[j - base]);
         if let Some(i) = shared.filter(|&i| i != usize::MAX) {
             out.arrivals[rank.max(i)] += 1;
         }

@@ -54,7 +54,9 @@ pub fn compat(
     out: &mut [f64],
 ) -> Result<()> {
     let Some(overlap) = query.overlap else {
-        return Err(Error::new("Compat needs the run's documents (internal: no overlap joined)"));
+        return Err(Error::new(
+            "Compat needs the run's documents (internal: no overlap joined)",
+        ));
     };
     let (p, normalize) = match request.params.as_slice() {
         [p, normalize] => (*p, *normalize != 0.0),
