@@ -216,11 +216,16 @@ pub fn run_from_dict<'py>(
     for query in &queries {
         let mut none = true;
         for_each_item(&query.documents, |docno, value| {
-            none = false;
             let (id, plain) = key(&docno, "document id", name, rules)?;
             distinct &= plain;
             let s = score(&value, &docno, query, rules)?;
-            results.push(&query.qid, &id, s).map_err(|e| to_py(py, e))
+            // key() has checked both ids as push would; after the first entry the query is
+            // the previous entry's, so it is not looked up again.
+            let same_query = !none;
+            none = false;
+            results
+                .push_checked(&query.qid, same_query, &id, s)
+                .map_err(|e| to_py(py, e))
         })?;
         if none {
             empty.push(query.qid.as_slice());

@@ -107,6 +107,25 @@ pub fn rank_query(rows: &mut Vec<usize>, run: &Run, options: &Options) -> bool {
     rank_query_by(rows, run, options, options.ties)
 }
 
+/// A run line as the ranking sorts it: its score's order key, its docno's first bytes, itself.
+struct Keyed {
+    score: u64,
+    docno: u64,
+    row: usize,
+}
+
+/// A docno's first 8 bytes as a big-endian integer, zero-padded. Two docnos whose keys differ
+/// compare as their keys do (at the first byte where the keys differ either both docnos have
+/// a byte, or the shorter ends and the other's byte is not 0, so the shorter is also first by
+/// bytes); equal keys say nothing, and the docnos themselves are compared.
+#[inline]
+fn docno_key(docno: &[u8]) -> u64 {
+    let mut first = [0u8; 8];
+    let n = docno.len().min(8);
+    first[..n].copy_from_slice(&docno[..n]);
+    u64::from_be_bytes(first)
+}
+
 /// A score as an integer that orders as the score does (scores are finite; -0 and +0 are
 /// equal, as they compare).
 #[inline]
@@ -120,26 +139,36 @@ fn order_key(score: f64) -> u64 {
 }
 
 /// `rank_query` with another tie rule than the options'. Scores are sorted as order keys next
-/// to their rows (one pass over the run's scores, then a sort of contiguous pairs).
+/// to their rows and docnos' first bytes (one pass over the run, then a sort of contiguous
+/// keys); whole docnos are compared only when those first bytes are equal.
 pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: Ties) -> bool {
     let compat = options.compat;
     let by_docno = |a: usize, b: usize| run.docnos.get(b).cmp(run.docnos.get(a));
-    let mut keyed: Vec<(u64, usize)> = match ties {
+    let by_docno_keyed = |a: &Keyed, b: &Keyed| {
+        b.docno
+            .cmp(&a.docno)
+            .then_with(|| by_docno(a.row, b.row))
+    };
+    let mut keyed: Vec<Keyed> = match ties {
         Ties::Rank => Vec::new(),
         _ => rows
             .iter()
-            .map(|&r| (order_key(sort_score(run.scores[r], compat)), r))
+            .map(|&r| Keyed {
+                score: order_key(sort_score(run.scores[r], compat)),
+                docno: docno_key(run.docnos.get(r)),
+                row: r,
+            })
             .collect(),
     };
     match ties {
-        Ties::Docno | Ties::Average => {
-            keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| by_docno(a.1, b.1)))
-        }
-        Ties::Reversed => {
-            keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| by_docno(b.1, a.1)))
-        }
+        Ties::Docno | Ties::Average => keyed
+            .sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| by_docno_keyed(a, b))),
+        Ties::Reversed => keyed
+            .sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| by_docno_keyed(b, a))),
         // rows are run lines, numbered in the order the run gave them
-        Ties::Input => keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1))),
+        Ties::Input => {
+            keyed.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| a.row.cmp(&b.row)))
+        }
         Ties::Rank => rows.sort_unstable_by(|&a, &b| {
             let by_rank = run.ranks[a].partial_cmp(&run.ranks[b]);
             by_rank
@@ -149,7 +178,7 @@ pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: 
     }
     if ties != Ties::Rank {
         rows.clear();
-        rows.extend(keyed.iter().map(|&(_, r)| r));
+        rows.extend(keyed.iter().map(|k| k.row));
     }
     match options.max_docs {
         Some(m) if m < rows.len() => {
