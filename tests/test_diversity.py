@@ -311,3 +311,34 @@ def test_trecgain_ndeval_on_damaged_files(tmp_path, seed):
         else:
             assert out.rc == 1 and out.stdout == b"" and "Traceback" not in out.stderr
             assert len(out.stderr.splitlines()) == 1 and str(tmp_path) in out.stderr, out.stderr
+
+
+def test_subtopic_qrels_given_as_rows_read_as_the_file(tmp_path):
+    """Rows in memory (plain tuples, pyndeval's SubtopicQrel, ir_measures' Qrel whose iteration
+    is the subtopic) give the file's values to the bit, and pyndeval's on the same rows."""
+    ir_measures = pytest.importorskip("ir_measures")
+    rng = random.Random(7)
+    names = ["ERR_IA@5", "nERR_IA@10", "alpha_nDCG@20", "NRBP", "nNRBP", "AP_IA", "P_IA@5", "StRecall@10"]
+    for case in range(100):
+        qrels, run = collection(rng)
+        qrels_path, run_path = write(tmp_path, qrels, run)
+        from_file = Evaluator(qrels_path, names, rel_format="subtopics").evaluate(run_path).per_query
+        shapes = [qrels, [pyndeval.SubtopicQrel(*row) for row in qrels],
+                  [ir_measures.Qrel(q, d, g, s) for q, s, d, g in qrels]]
+        for rows in shapes:
+            assert Evaluator(rows, names, rel_format="subtopics").evaluate(run).per_query == from_file, case
+        theirs = reference(qrels, run, "alpha-nDCG@20", 0.5, 0.5, 1)
+        for q, value in theirs.items():
+            assert from_file[q]["alpha_nDCG@20"] == pytest.approx(value, abs=1e-12, rel=1e-12), (case, q)
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([("1", "1", "a", 1), ("1", "1", "a")], r"qrels list:2: row .* has 3 fields: expected \(qid, subtopic"),
+    ([("1", "s 1", "a", 1)], "qrels list:1: subtopic id 's 1'"),
+    ([("1", "1", "a", 1.5)], "qrels list:1: "),
+    ([("1", "1", "a", 1), ("1", "1", "a", 0)], "qrels list:2: document 'a' is judged twice for subtopic '1'"),
+    ([], "qrels list: no subtopic judgments in the rows"),
+])
+def test_bad_subtopic_rows(rows, message):
+    with pytest.raises(TrecgainError, match=message):
+        Evaluator(rows, ["P_IA@5"], rel_format="subtopics")

@@ -178,7 +178,8 @@ class _Explanation(TypedDict):
 
 @final
 class Qrels:
-    """Judgments, read once (no constructor: `read`, `from_dict`, `from_rows`, `from_tuples`)."""
+    """Judgments, read once (no constructor: `read`, `from_dict`, `from_rows`, `from_tuples`,
+    `subtopics_from_tuples`)."""
 
     @staticmethod
     def read(source: _Source, name: str, fractional: bool, format: str = "qrels") -> Qrels: ...
@@ -191,6 +192,8 @@ class Qrels:
     ) -> Qrels | None: ...
     @staticmethod
     def from_tuples(name: str, rows: Iterable[tuple[Any, ...]], fractional: bool, rules: Any) -> Qrels: ...
+    @staticmethod
+    def subtopics_from_tuples(name: str, rows: Iterable[tuple[Any, ...]], rules: Any) -> Qrels: ...
     @property
     def source(self) -> str: ...
     @property

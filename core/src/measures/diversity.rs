@@ -80,42 +80,65 @@ impl Relevant {
 
     /// ndeval's ideal ranking to `depth` ranks: greedily the document of the highest novelty
     /// gain next, ties to the greater docno. ndeval ranks every judged document; this stops
-    /// where every document left would add nothing, which changes no value: alpha is from 0 to
-    /// 1, so gains only shrink, and a document of gain 0 adds 0 to every sum. Only documents
-    /// relevant to some subtopic are candidates (any other adds nothing).
+    /// where every document left would add nothing, which changes no value (a document of
+    /// gain 0 adds 0 to every sum), and takes only documents relevant to some subtopic as
+    /// candidates (any other adds nothing).
+    ///
+    /// Documents relevant to the same subtopics always have the same gain (summed the same
+    /// way), so of each such class only the one of the greatest docno can be chosen next: each
+    /// step compares the classes, not the documents, and chooses what a scan of every document
+    /// would.
     fn ideal(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<&[u32]> {
-        debug_assert!((0.0..=1.0).contains(&alpha));
-        let mut candidates: Vec<u32> = (0..topic.order.len() as u32)
-            .filter(|&d| !self.of_doc(d).is_empty())
-            .collect();
+        debug_assert!((0.0..=1.0).contains(&alpha)); // gains never grow: a gain of 0 stays 0
         let mut gain = vec![1.0f64; topic.width];
-        let mut out = Vec::with_capacity(candidates.len().min(depth));
-        while out.len() < depth && !candidates.is_empty() {
-            // (score, docno order) orders documents totally: the best is the same whatever
-            // the candidates' order
-            let mut best = (0, f64::NEG_INFINITY);
-            for (i, &d) in candidates.iter().enumerate() {
+        let mut classes = self.classes(topic);
+        let mut out = Vec::with_capacity(depth.min(self.offsets.len()));
+        while out.len() < depth {
+            let mut best: Option<(usize, f64, u32)> = None;
+            for (c, (subtopics, docs)) in classes.iter().enumerate() {
+                let Some(&order) = docs.last() else {
+                    continue;
+                };
                 let mut score = 0.0;
-                for &s in self.of_doc(d) {
+                for &s in *subtopics {
                     score += gain[s as usize];
                 }
-                let (b, max) = best;
-                if score > max
-                    || (score == max && topic.order[d as usize] > topic.order[candidates[b] as usize])
-                {
-                    best = (i, score);
+                if best.is_none_or(|(_, max, first)| score > max || (score == max && order > first)) {
+                    best = Some((c, score, order));
                 }
             }
-            if best.1 == 0.0 {
+            let Some((c, score, _)) = best else {
+                break;
+            };
+            if score == 0.0 {
                 break;
             }
-            let d = candidates.swap_remove(best.0);
-            for &s in self.of_doc(d) {
+            let subtopics = classes[c].0;
+            classes[c].1.pop();
+            for &s in subtopics {
                 gain[s as usize] *= 1.0 - alpha;
             }
-            out.push(self.of_doc(d));
+            out.push(subtopics);
         }
         out
+    }
+
+    /// The documents relevant to some subtopic, in classes of the same subtopics, each class
+    /// its documents' places in docno order, ascending (its next choice last).
+    fn classes(&self, topic: &Topic) -> Vec<(&[u32], Vec<u32>)> {
+        let mut docs: Vec<(&[u32], u32)> = (0..topic.order.len() as u32)
+            .map(|d| (self.of_doc(d), topic.order[d as usize]))
+            .filter(|(subtopics, _)| !subtopics.is_empty())
+            .collect();
+        docs.sort_unstable();
+        let mut classes: Vec<(&[u32], Vec<u32>)> = Vec::new();
+        for (subtopics, order) in docs {
+            match classes.last_mut() {
+                Some((same, members)) if *same == subtopics => members.push(order),
+                _ => classes.push((subtopics, vec![order])),
+            }
+        }
+        classes
     }
 }
 

@@ -332,6 +332,49 @@ impl Qrels {
     }
 }
 
+/// Subtopic judgments (`-R subtopics`) given in memory as numbered rows (qid, subtopic, docno,
+/// grade): `push` each, then `finish`; the rows are read as a `subtopics` file's lines.
+pub struct SubtopicRows<'s> {
+    b: QrelsBuilder,
+    source: &'s str,
+}
+
+impl<'s> SubtopicRows<'s> {
+    pub fn new(source: &'s str) -> Self {
+        SubtopicRows {
+            b: QrelsBuilder {
+                format: RelFormat::Subtopics,
+                ..QrelsBuilder::default()
+            },
+            source,
+        }
+    }
+
+    /// Adds the next row (numbered from 1 in messages); ids are checked as a file's fields
+    /// are, the grade is the caller's (an integer, checked).
+    pub fn push(&mut self, qid: &[u8], subtopic: &[u8], docno: &[u8], grade: f64) -> Result<()> {
+        let b = &mut self.b;
+        let row = b.lines.len() as u64 + 1;
+        for id in [qid, subtopic, docno] {
+            check_key(id).map_err(|e| Error::at(e.message, self.source, row))?;
+        }
+        b.group.push(b.groups.intern(subtopic));
+        b.query.push(b.qids.intern(qid));
+        b.docnos.push(docno);
+        b.grades.push(grade);
+        b.lines.push(row);
+        Ok(())
+    }
+
+    /// The qrels of the rows (an error if there are none).
+    pub fn finish(self) -> Result<Qrels> {
+        if self.b.grades.is_empty() {
+            return Err(Error::in_file("no subtopic judgments in the rows", self.source));
+        }
+        self.b.finish(self.source, false)
+    }
+}
+
 /// Judgments given in memory one at a time (the Python bindings walk a dict or rows with it):
 /// `push` each, then `finish`; the same grouping, index and checks as `Qrels::from_judgments`.
 pub struct Judgments<'s> {
