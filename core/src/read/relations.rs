@@ -305,9 +305,12 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     let mut twice: Option<(u64, Error)> = None; // the file's first line judging a document twice
     let mut distinct = QrelsBuilder::default();
     let mut docnos = Arena::new();
+    // per line: its document's place among its query's distinct documents
+    let mut local = vec![0u32; n];
     for bounds in offsets.windows(2) {
         first.clear();
         seen.clear();
+        let start = distinct.grades.len();
         for &j in &rows[bounds[0]..bounds[1]] {
             let (q, docno) = (b.query[j], b.docnos.get(j));
             if let Some(earlier) = seen.insert((b.group[j], docno), b.lines[j]) {
@@ -323,8 +326,12 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
                 break; // the query's later lines come later in the file
             }
             match first.get(docno) {
-                Some(&d) => distinct.grades[d] = distinct.grades[d].max(b.grades[j]),
+                Some(&d) => {
+                    distinct.grades[d] = distinct.grades[d].max(b.grades[j]);
+                    local[j] = (d - start) as u32;
+                }
                 None => {
+                    local[j] = (distinct.grades.len() - start) as u32;
                     first.insert(docno, distinct.grades.len());
                     distinct.query.push(q);
                     docnos.push(docno);
@@ -346,11 +353,15 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
         .iter()
         .map(|qid| outer.query(qid).unwrap_or(usize::MAX))
         .collect();
-    // each line under its outer judgment, in file order (a stable counting sort)
+    // each line under its outer judgment, in file order (a stable counting sort); the qrels
+    // keep a query's judgments in the order given, so a line's judgment is its query's first
+    // plus its document's place among the query's
     let at: Vec<usize> = (0..n)
         .map(|j| {
             let q = query_of[b.query[j] as usize];
-            outer.judgment(q, b.docnos.get(j)).unwrap_or(0)
+            let judgment = outer.offsets[q] + local[j] as usize;
+            debug_assert_eq!(outer.docnos.get(judgment), b.docnos.get(j));
+            judgment
         })
         .collect();
     let mut offsets = vec![0usize; outer.grades.len() + 1];
