@@ -112,6 +112,9 @@ pub struct Subtopics {
     pub grade: Vec<f64>,
     /// How many distinct subtopics the file names.
     pub count: usize,
+    /// Per outer judgment: its document's place in byte order among its query's documents
+    /// (ndeval's tie rule for the ideal ranking).
+    pub order: Vec<u32>,
 }
 
 /// The judgment groups of `qrels_jg`: one qrels query per (query, group), in that order (a
@@ -273,6 +276,21 @@ pub(crate) fn preferences(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     Ok(outer)
 }
 
+/// Per judgment: its document's place in byte order among its query's judged documents.
+fn docno_places(qrels: &Qrels) -> Vec<u32> {
+    let mut order = vec![0u32; qrels.grades.len()];
+    let mut by_docno: Vec<usize> = Vec::new();
+    for bounds in qrels.offsets.windows(2) {
+        by_docno.clear();
+        by_docno.extend(bounds[0]..bounds[1]);
+        by_docno.sort_unstable_by(|&a, &b| qrels.docnos.get(a).cmp(qrels.docnos.get(b)));
+        for (place, &j) in by_docno.iter().enumerate() {
+            order[j] = place as u32;
+        }
+    }
+    order
+}
+
 /// Lines grouped by query (queries numbered 0..queries), each query's in file order (a stable
 /// counting sort): query q's lines are `rows[offsets[q]..offsets[q + 1]]`.
 fn lines_by_query(query: &[u32], queries: usize) -> (Vec<usize>, Vec<usize>) {
@@ -379,11 +397,13 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
         subtopic[row] = b.group[j];
         grade[row] = b.grades[j];
     }
+    let order = docno_places(&outer);
     outer.relations = Relations::Subtopics(Box::new(Subtopics {
         offsets,
         subtopic,
         grade,
         count: b.groups.ids.len(),
+        order,
     }));
     Ok(outer)
 }
