@@ -10,12 +10,12 @@ use hashbrown::HashMap;
 use crate::arena::Arena;
 use crate::error::{Error, Result};
 use crate::label::{
-    drop_below_level, judged_grades, label_ranking, only_judged, prepare_query, ranked_grades,
-    stand_in_value,
+    drop_below_level, gate_scores, judged_grades, label_ranking, only_judged, prepare_query,
+    ranked_grades, stand_in_value,
 };
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, KernelRecord, Notes, Query, Relevance, Value};
-use crate::options::{Compat, Ideal, Options, Request, Summary, Ties};
+use crate::options::{Compat, Ideal, NoRelevant, Options, Request, Summary, Ties};
 use crate::printf::printed;
 use crate::rank::{mixed_ties, rank_query_by, reverse_ties, tie_groups, Grouping};
 use crate::read::{Qrels, RelFormat, Relations, Run};
@@ -706,6 +706,8 @@ struct Scratch {
     filtered: Vec<f64>,
     groups: Vec<u32>,
     kept_groups: Vec<u32>,
+    /// The ranked documents' grades before `gate_scores` (`Options::positive_scores`).
+    ungated: Vec<f64>,
     filtered_groups: Vec<u32>,
     /// The query's judgment groups or preferences joined with its ranking.
     related: Related,
@@ -742,6 +744,11 @@ impl Measuring<'_> {
                 &mut rows,
                 &mut ranked,
             )?;
+            if options.positive_scores {
+                // the ideal's grades come from the ranking as given (torchmetrics' target)
+                ranked_grades(&ranked, &mut scratch.ungated);
+                gate_scores(&rows, run, options.compat, &mut ranked);
+            }
             let mixed = options.ties == Ties::Docno
                 && (cut_tie || mixed_ties(&rows, &ranked, run, options.compat));
             notes.mixed_tie_queries += usize::from(mixed);
@@ -818,7 +825,9 @@ impl Measuring<'_> {
             std::mem::swap(ranked, &mut s.kept);
             std::mem::swap(&mut s.groups, &mut s.kept_groups);
         }
-        if options.ideal == Ideal::Ranking {
+        if options.ideal == Ideal::Ranking && options.positive_scores {
+            s.judged.clone_from(&s.ungated);
+        } else if options.ideal == Ideal::Ranking {
             ranked_grades(ranked, &mut s.judged);
         } else {
             judged_grades(qrels, q, &mut s.judged);
@@ -837,6 +846,11 @@ impl Measuring<'_> {
             subtopics: s.related.subtopics.as_ref(),
             overlap: s.related.overlap.as_ref(),
         };
+        if matches!(options.no_relevant, NoRelevant::One | NoRelevant::Error)
+            && !s.judged.iter().any(|&g| g >= options.relevance_level)
+        {
+            return no_relevant(options.no_relevant, qrels.qids.get(q), row);
+        }
         let tally = Some(Tally::count(&whole, options.relevance_level));
         let not_evaluated = Query {
             ranked: &[],
@@ -879,6 +893,20 @@ impl Measuring<'_> {
         }
         Ok(())
     }
+}
+
+/// The row of a query with nothing relevant under `rule` (One or Error; Skip's queries are
+/// never measured, `Grouping::evaluated`): 1 for every value, or an error naming the query.
+fn no_relevant(rule: NoRelevant, qid: &[u8], row: &mut [f64]) -> Result<()> {
+    if rule == NoRelevant::Error {
+        return Err(Error::new(format!(
+            "query '{}' has nothing relevant, which the convention makes an error (torchmetrics' \
+             empty_target_action='error')",
+            String::from_utf8_lossy(qid)
+        )));
+    }
+    row.fill(1.0);
+    Ok(())
 }
 
 #[cfg(test)]
