@@ -912,6 +912,7 @@ fn no_relevant(rule: NoRelevant, qid: &[u8], row: &mut [f64]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::ApDivisor;
 
     fn request(kernel: &str, cutoffs: Vec<usize>, summary: Summary) -> Request {
         Request {
@@ -1151,5 +1152,123 @@ mod tests {
             message(&lines),
             "run:3: document 'a' retrieved twice for query '1' (first at line 1)"
         );
+    }
+
+    /// Queries 1 (a relevant at rank 2, under a non-relevant b), 2 (x judged 0, y relevant but
+    /// not retrieved), 3 (c relevant, with a score of -1, below z).
+    fn convention_case() -> (Qrels, Run) {
+        let qrels = Qrels::from_judgments(
+            "q",
+            [
+                (b"1", b"a", 1.0),
+                (b"1", b"b", 0.0),
+                (b"2", b"x", 0.0),
+                (b"2", b"y", 1.0),
+                (b"3", b"c", 1.0),
+            ],
+            false,
+        )
+        .unwrap();
+        let lines = [
+            (b"1", b"a", 1.0),
+            (b"1", b"b", 2.0),
+            (b"2", b"x", 1.0),
+            (b"3", b"z", 0.0),
+            (b"3", b"c", -1.0),
+        ];
+        (
+            qrels,
+            Run::from_lines("r", lines, Vec::<Vec<u8>>::new()).unwrap(),
+        )
+    }
+
+    /// NoRelevant under Ideal::Ranking: query 2 ranks nothing relevant. Zero: RR 1/2, 0, 1/2
+    /// (mean 1/3); One: query 2 scores 1 (mean 2/3); Skip: query 2 is not evaluated (mean 1/2);
+    /// Error: an error naming it. Under Ideal::Judged query 2 has a relevant judgment: skipped
+    /// by nothing.
+    #[test]
+    fn queries_with_nothing_relevant() {
+        let (qrels, run) = convention_case();
+        let requests = [request("recip_rank", vec![], Summary::Mean)];
+        let with = |no_relevant, ideal| Options {
+            no_relevant,
+            ideal,
+            ..Options::default()
+        };
+        let zero = evaluate(
+            &qrels,
+            &run,
+            &requests,
+            &with(NoRelevant::Zero, Ideal::Ranking),
+        )
+        .unwrap();
+        assert_eq!(
+            (zero.values.clone(), zero.summaries.clone()),
+            (vec![0.5, 0.0, 0.5], vec![1.0 / 3.0])
+        );
+        let one = evaluate(
+            &qrels,
+            &run,
+            &requests,
+            &with(NoRelevant::One, Ideal::Ranking),
+        )
+        .unwrap();
+        assert_eq!(
+            (one.values, one.summaries),
+            (vec![0.5, 1.0, 0.5], vec![2.0 / 3.0])
+        );
+        let skip = evaluate(
+            &qrels,
+            &run,
+            &requests,
+            &with(NoRelevant::Skip, Ideal::Ranking),
+        )
+        .unwrap();
+        assert_eq!(skip.qids.len(), 2);
+        assert_eq!((skip.values, skip.summaries), (vec![0.5, 0.5], vec![0.5]));
+        let judged = evaluate(
+            &qrels,
+            &run,
+            &requests,
+            &with(NoRelevant::Skip, Ideal::Judged),
+        )
+        .unwrap();
+        assert_eq!(judged.values, vec![0.5, 0.0, 0.5]);
+        let error = evaluate(
+            &qrels,
+            &run,
+            &requests,
+            &with(NoRelevant::Error, Ideal::Ranking),
+        );
+        assert!(error
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("query '2' has nothing relevant"));
+    }
+
+    /// positive_scores: query 3's c (score -1) is not relevant to RR and recall's numerator,
+    /// but recall's divisor (Ideal::Ranking) still counts it: RR 0, recall@2 0 / 1. AP over the
+    /// found (ApDivisor::Found) of query 1: (1/2) / 1 found.
+    #[test]
+    fn non_positive_scores_and_ap_over_the_found() {
+        let (qrels, run) = convention_case();
+        let requests = [
+            request("recip_rank", vec![], Summary::Mean),
+            request("recall", vec![2], Summary::Mean),
+            request("map_cut", vec![1, 2], Summary::Mean),
+        ];
+        let options = Options {
+            positive_scores: true,
+            ideal: Ideal::Ranking,
+            ap_divisor: ApDivisor::Found,
+            ..Options::default()
+        };
+        let e = evaluate(&qrels, &run, &requests, &options).unwrap();
+        let row = |q: usize| e.values[q * 4..(q + 1) * 4].to_vec();
+        assert_eq!(row(0), vec![0.5, 1.0, 0.0, 0.5]);
+        assert_eq!(row(2), vec![0.0, 0.0, 0.0, 0.0]);
+        let plain = evaluate(&qrels, &run, &requests, &Options::default()).unwrap();
+        assert_eq!(plain.values[8..12].to_vec(), vec![0.5, 1.0, 0.0, 0.5]);
     }
 }
