@@ -433,6 +433,10 @@ class Evaluator:
             skipped.append(f"{missing} qrels {_queries(missing)} {name} lacks")
         if unjudged:
             skipped.append(f"{unjudged} {_queries(unjudged)} of {name} the qrels lack")
+        left_out = evaluation.left_out_queries
+        if left_out:
+            skipped.append(f"{left_out} {_queries(left_out)} with nothing relevant (--as {self.convention} leaves "
+                           f"{'it' if left_out == 1 else 'them'} out)")
         if skipped:
             hint = " (-c averages over every qrels query, a missing one scoring 0)" if missing and not self.complete else ""
             notes.append(f"skipped {' and '.join(skipped)}{hint}")

@@ -49,6 +49,9 @@ pub struct Evaluation {
     /// lack (never evaluated).
     pub queries_not_in_run: usize,
     pub queries_not_in_qrels: usize,
+    /// Queries of both the run and the qrels left out as having nothing relevant
+    /// (`NoRelevant::Skip`: gdeval.pl's rule, torchmetrics' "skip").
+    pub queries_left_out: usize,
 }
 
 /// The evaluation with tied documents of different relevance values ordered the other way
@@ -180,6 +183,8 @@ pub struct Measuring<'a> {
     grouping: Grouping,
     /// The qrels queries evaluated, in order.
     queries: Vec<usize>,
+    /// The run's qrels queries not evaluated for having nothing relevant (`NoRelevant::Skip`).
+    left_out: usize,
     threads: usize,
     /// A block holds about this many run lines, or this many queries.
     block: (usize, usize),
@@ -235,6 +240,12 @@ impl<'a> Measuring<'a> {
         let (planned, width) = plan(requests, options)?;
         let grouping = Grouping::new(run, qrels);
         let queries = grouping.evaluated(run, qrels, options)?;
+        let before = queries.len();
+        let queries: Vec<usize> = queries
+            .into_iter()
+            .filter(|&q| grouping.measured(q, run, qrels, options))
+            .collect();
+        let left_out = before - queries.len();
         Ok(Measuring {
             qrels,
             run,
@@ -246,6 +257,7 @@ impl<'a> Measuring<'a> {
             width,
             grouping,
             queries,
+            left_out,
             threads: threads(),
             block: (BLOCK_LINES, BLOCK_QUERIES),
             tie_lines: None,
@@ -440,6 +452,7 @@ impl<'a> Measuring<'a> {
             warnings,
             mixed_tie_queries: notes.mixed_tie_queries,
             queries_not_in_run: self.grouping.in_run.iter().filter(|&&x| !x).count(),
+            queries_left_out: self.left_out,
             queries_not_in_qrels: self.run.qids.len()
                 - (0..self.run.qids.len())
                     .filter(|&q| self.qrels.query(self.run.qids.get(q)).is_some())
@@ -523,6 +536,9 @@ pub struct Parts {
     pub mixed_tie_queries: usize,
     /// The run's queries the qrels lack.
     pub queries_not_in_qrels: usize,
+    /// The queries of both the run and the qrels the parts left out as having nothing
+    /// relevant (`NoRelevant::Skip`).
+    pub queries_left_out: usize,
 }
 
 /// The evaluation of a run that was measured in parts elsewhere, exactly as `evaluate` makes
@@ -544,7 +560,17 @@ pub fn assemble(
     let run = no_lines(source);
     let mut grouping = Grouping::new(&run, qrels);
     grouping.in_run = row_of.iter().map(|&r| r != usize::MAX).collect();
-    let queries = grouping.evaluated(&run, qrels, options)?;
+    // the parts left out the run's queries with nothing relevant (NoRelevant::Skip); those
+    // only -c brings in are left out here by the same rule
+    let left_out_only = Options {
+        empty_ok: options.empty_ok || parts.queries_left_out > 0, // the run had queries, all left out
+        ..options.clone()
+    };
+    let queries: Vec<usize> = grouping
+        .evaluated(&run, qrels, &left_out_only)?
+        .into_iter()
+        .filter(|&q| grouping.in_run[q] || grouping.measured(q, &run, qrels, options))
+        .collect();
     // the queries only -c brings in, measured here; with a part's failure, those before it
     let failed_at = match &failure {
         Some((qid, _)) => qrels.query(qid).unwrap_or(0),
@@ -566,6 +592,7 @@ pub fn assemble(
         width,
         grouping,
         queries: absent,
+        left_out: parts.queries_left_out,
         threads: threads(),
         block: (BLOCK_LINES, BLOCK_QUERIES),
         tie_lines: None,
@@ -614,7 +641,9 @@ pub fn assemble(
         tag: parts.tag,
         warnings,
         mixed_tie_queries: parts.mixed_tie_queries + notes.mixed_tie_queries,
-        queries_not_in_run: measuring.grouping.in_run.iter().filter(|&&x| !x).count(),
+        queries_not_in_run: measuring.grouping.in_run.iter().filter(|&&x| !x).count()
+            - parts.queries_left_out,
+        queries_left_out: parts.queries_left_out,
         queries_not_in_qrels: parts.queries_not_in_qrels,
     })
 }
@@ -1073,10 +1102,14 @@ mod tests {
                 e.in_run.clone(),
             )
         };
-        for (complete, compat) in [
-            (false, Compat::Ten),
-            (true, Compat::Ten),
-            (true, Compat::Nine),
+        // the last two: the run's queries with nothing relevant at level 2 (some) or 3 (all:
+        // grade 3 is never ranked) among their ranked documents are left out (NoRelevant::Skip)
+        for (complete, compat, skip_below) in [
+            (false, Compat::Ten, None),
+            (true, Compat::Ten, None),
+            (true, Compat::Nine, None),
+            (false, Compat::Ten, Some(2.0)),
+            (false, Compat::Ten, Some(3.0)),
         ] {
             let options = Options {
                 complete,
@@ -1084,7 +1117,18 @@ mod tests {
                 compat,
                 ..Options::default()
             };
+            let options = match skip_below {
+                Some(level) => Options {
+                    no_relevant: NoRelevant::Skip,
+                    ideal: Ideal::Ranking,
+                    relevance_level: level,
+                    ..options
+                },
+                None => options,
+            };
             let want = evaluate(&qrels, &whole, &requests, &options).unwrap();
+            assert_eq!(want.queries_left_out > 0, skip_below.is_some());
+            assert_eq!(want.qids.is_empty(), skip_below == Some(3.0));
             let part_options = Options {
                 complete: false,
                 empty_ok: true,
@@ -1101,6 +1145,7 @@ mod tests {
                 parts.qids.extend(part.qids.iter().map(<[u8]>::to_vec));
                 parts.values.extend(&part.values);
                 parts.queries_not_in_qrels += part.queries_not_in_qrels;
+                parts.queries_left_out += part.queries_left_out;
             }
             let got = assemble(&qrels, &requests, &options, "r", parts.clone(), None).unwrap();
             assert_eq!(
@@ -1109,8 +1154,16 @@ mod tests {
                 "complete {complete}, compat {compat:?}"
             );
             assert_eq!(
-                (got.queries_not_in_run, got.queries_not_in_qrels),
-                (want.queries_not_in_run, want.queries_not_in_qrels)
+                (
+                    got.queries_not_in_run,
+                    got.queries_not_in_qrels,
+                    got.queries_left_out
+                ),
+                (
+                    want.queries_not_in_run,
+                    want.queries_not_in_qrels,
+                    want.queries_left_out
+                )
             );
             // a part's failure is the error, unless a query only -c brings in fails before it
             let failure = (b"q07".to_vec(), Error::at("bad", "r", 7));

@@ -84,13 +84,13 @@ impl Grouping {
                 text(qid)
             )));
         }
-        if options.no_relevant == NoRelevant::Skip {
-            return Ok(queries
-                .into_iter()
-                .filter(|&q| self.has_relevant(q, run, qrels, options))
-                .collect());
-        }
         Ok(queries)
+    }
+
+    /// Whether qrels query `q` is measured under the options' rule for queries with nothing
+    /// relevant: always, but with `NoRelevant::Skip` only when it has something relevant.
+    pub fn measured(&self, q: usize, run: &Run, qrels: &Qrels, options: &Options) -> bool {
+        options.no_relevant != NoRelevant::Skip || self.has_relevant(q, run, qrels, options)
     }
 
     /// Whether qrels query `q` has a relevant document (grade >= the relevance level) among
