@@ -108,7 +108,9 @@ class Result(Record):
             return self.runid
         if kind != "float":
             return _py(summaries[slot], kind)
-        value = summaries[slot] * self.share if rule == "mean" and self.share != 1.0 else summaries[slot]
+        value = summaries[slot]
+        if rule == "mean" and self.share != 1.0:  # the run queries the qrels lack count 0 (or 1)
+            value = value * self.share + (1.0 - self.share if self.convention.no_relevant == "one" else 0.0)
         return rounded(value, self.convention)
 
     @property
@@ -238,7 +240,8 @@ class Result(Record):
 
 def _run_share(evaluation: Any, options: EvaluationOptions) -> float:
     """What a mean over the evaluated queries is multiplied by to be a mean over every run
-    query, those the qrels lack scoring 0 (a convention's queries="run": trectools); else 1."""
+    query, those the qrels lack scoring 0 (a convention's queries="run": trectools,
+    torchmetrics; 1 for torchmetrics-pos, added by Result); else 1."""
     if options.convention.queries != "run":
         return 1.0
     evaluated = sum(evaluation.in_run)
@@ -430,6 +433,10 @@ class Evaluator:
             skipped.append(f"{missing} qrels {_queries(missing)} {name} lacks")
         if unjudged:
             skipped.append(f"{unjudged} {_queries(unjudged)} of {name} the qrels lack")
+        left_out = evaluation.left_out_queries
+        if left_out:
+            skipped.append(f"{left_out} {_queries(left_out)} with nothing relevant (--as {self.convention} leaves "
+                           f"{'it' if left_out == 1 else 'them'} out)")
         if skipped:
             hint = " (-c averages over every qrels query, a missing one scoring 0)" if missing and not self.complete else ""
             notes.append(f"skipped {' and '.join(skipped)}{hint}")

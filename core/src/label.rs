@@ -7,8 +7,8 @@
 use hashbrown::HashMap;
 
 use crate::error::Result;
-use crate::options::Options;
-use crate::rank::{check_duplicates, rank_query, Grouping};
+use crate::options::{Compat, Options};
+use crate::rank::{check_duplicates, rank_query, sort_score, Grouping};
 use crate::read::{Qrels, Run};
 
 /// One qrels query's ranking as the evaluation and explain both prepare it: its run lines
@@ -110,4 +110,16 @@ pub fn drop_below_level(ranked: &mut [f64], judged: &mut Vec<f64>, level: f64) {
         }
     }
     judged.retain(|&g| g >= level);
+}
+
+/// A ranked document whose score (f32 with compat 9) is not positive becomes judged
+/// non-relevant (`Options::positive_scores`, torchmetrics' rule); `rows` are the ranking's
+/// run lines, `ranked` their relevance values. Unjudged values stay as they are (-J keeps
+/// dropping the same documents).
+pub fn gate_scores(rows: &[usize], run: &Run, compat: Compat, ranked: &mut [f64]) {
+    for (&row, v) in rows.iter().zip(ranked.iter_mut()) {
+        if *v > 0.0 && sort_score(run.scores[row], compat) <= 0.0 {
+            *v = 0.0;
+        }
+    }
 }
