@@ -448,16 +448,22 @@ def subtopic_files(ctx: Context) -> Files:
                  "(a relevant document relevant for one or two of three subtopics)")
 
 
-def w_diversity(ctx: Context) -> Setup:
-    """The nine diversity measures (issue 21) on the 4.5M-line dense input with subtopic qrels,
-    against trecgain's own `-m ndcg_cut.10` on the same run and its ordinary qrels."""
-    files, plain = subtopic_files(ctx), ctx.real("r03_x3", "mix4500")
-    measures = [a for m in ("ERR_IA@20", "nERR_IA@20", "alpha_DCG@20", "alpha_nDCG@20", "NRBP", "nNRBP", "AP_IA",
-                            "P_IA@20", "StRecall@20") for a in ("-m", m)]
-    reference = "trecgain -m ndcg_cut.10"
-    return Setup([ctx.tg(files, "-R", "subtopics", *measures), ctx.tg(plain, "-m", "ndcg_cut.10", name=reference)],
-                 _files_note(files), reference=reference,
-                 ref_label="trecgain's `-m ndcg_cut.10` on the same run (ordinary qrels)", compare=False)
+DIVERSITY = ("ERR_IA@20", "nERR_IA@20", "alpha_DCG@20", "alpha_nDCG@20", "NRBP", "nNRBP", "AP_IA", "P_IA@20",
+             "StRecall@20")
+
+
+def w_diversity(*measures: str) -> Callable[[Context], Setup]:
+    """Diversity measures (issue 21) on the 4.5M-line dense input with subtopic qrels, against
+    trecgain's own `-m ndcg_cut.10` on the same run and its ordinary qrels."""
+
+    def setup(ctx: Context) -> Setup:
+        files, plain = subtopic_files(ctx), ctx.real("r03_x3", "mix4500")
+        options = [a for m in measures for a in ("-m", m)]
+        reference = "trecgain -m ndcg_cut.10"
+        return Setup([ctx.tg(files, "-R", "subtopics", *options), ctx.tg(plain, "-m", "ndcg_cut.10", name=reference)],
+                     _files_note(files), reference=reference,
+                     ref_label="trecgain's `-m ndcg_cut.10` on the same run (ordinary qrels)", compare=False)
+    return setup
 
 
 def w_lines20m(ctx: Context) -> Setup:
@@ -576,7 +582,11 @@ WORKLOADS: list[Workload] = [
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "SetRelP")),
     Workload("diversity4500", "the same run with subtopic qrels, `-R subtopics` and the nine diversity measures "
              "(trecgain only: ndeval's measures)", "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False,
-             w_diversity),
+             w_diversity(*DIVERSITY)),
+    Workload("alpha_ndcg4500", "the same, `-R subtopics -m alpha_nDCG@20` alone (trecgain only)",
+             "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_diversity("alpha_nDCG@20")),
+    Workload("nnrbp4500", "the same, `-R subtopics -m nNRBP` alone (trecgain only: the whole greedy ideal)",
+             "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_diversity("nNRBP")),
     Workload("prefs100k", "a preference file of 50K judgments, the 100K-line run, `-R prefs -m all_prefs`",
              "<= 0.7x", 0.7, None, False, True, w_relevance("prefs", "all_prefs")),
     Workload("qrels_jg100k", "multi-judge qrels of 50K judgments, the 100K-line run, `-R qrels_jg -m qrels_jg`",
