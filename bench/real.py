@@ -535,6 +535,8 @@ WORKLOADS: list[Workload] = [
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "Compat")),
     Workload("setrelp4500", "the same, `-m SetRelP` (trecgain only)",
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "SetRelP")),
+    Workload("accuracy4500", "the same, `-m Accuracy` (trecgain only: ir_measures' Accuracy, its own tie order)",
+             "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "Accuracy")),
     Workload("prefs100k", "a preference file of 50K judgments, the 100K-line run, `-R prefs -m all_prefs`",
              "<= 0.7x", 0.7, None, False, True, w_relevance("prefs", "all_prefs")),
     Workload("qrels_jg100k", "multi-judge qrels of 50K judgments, the 100K-line run, `-R qrels_jg -m qrels_jg`",

@@ -1264,3 +1264,12 @@ fn accuracy_by_hand() {
     );
     assert!(refused.unwrap_err().to_string().contains("0 or more"));
 }
+
+/// The driver ranks each query by one own tie rule (`Measuring::own_ties`): the records that
+/// declare one must declare the same.
+#[test]
+fn records_declare_one_own_tie_rule() {
+    let mut rules: Vec<_> = KERNELS.iter().filter_map(|k| k.ties).collect();
+    rules.dedup();
+    assert!(rules.len() <= 1, "{rules:?}");
+}
