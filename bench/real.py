@@ -587,6 +587,8 @@ WORKLOADS: list[Workload] = [
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_diversity("alpha_nDCG@20")),
     Workload("nnrbp4500", "the same, `-R subtopics -m nNRBP` alone (trecgain only: the whole greedy ideal)",
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_diversity("nNRBP")),
+    Workload("accuracy4500", "the same, `-m Accuracy` (trecgain only: ir_measures' Accuracy, its own tie order)",
+             "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "Accuracy")),
     Workload("prefs100k", "a preference file of 50K judgments, the 100K-line run, `-R prefs -m all_prefs`",
              "<= 0.7x", 0.7, None, False, True, w_relevance("prefs", "all_prefs")),
     Workload("qrels_jg100k", "multi-judge qrels of 50K judgments, the 100K-line run, `-R qrels_jg -m qrels_jg`",

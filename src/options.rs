@@ -59,6 +59,7 @@ pub(crate) fn request(
 ) -> PyResult<Request> {
     let summary = match summary.as_str() {
         "mean" => Summary::Mean,
+        "mean_of_defined" => Summary::MeanOfDefined,
         "sum" => Summary::Sum,
         "sum_judged_relevant" => Summary::SumJudgedRelevant,
         "count" => Summary::Count,

@@ -78,6 +78,20 @@ class TrecgainEvaluator(providers.Evaluator):
         self.trecgain = evaluator
         by_name = {str(m): m for m in measures}
         self.lines = [(by_name[line], slot, True) for line, slot, _ in _named_lines(evaluator)]
+        #: The measures whose queries may have no value (Accuracy): ir_measures' own provider
+        #: leaves such a query out, and gives a qrels query the run lacks no DEFAULT either.
+        self.optional = {by_name[line] for r in evaluator.requests if r.measure.summary == "mean_of_defined"
+                         for line in r.lines}
+
+    def iter_calc(self, run: object) -> Iterator[ir_measures.Metric]:
+        """Each query's metrics, then the DEFAULT of each measure for each qrels query it has no
+        metric for (as every ir_measures Evaluator gives it), but for the measures in `optional`."""
+        missing = {(m, q) for m in self.measures if m not in self.optional for q in self.qrel_qids}
+        for metric in self._iter_calc(run):
+            missing.discard((metric.measure, metric.query_id))
+            yield metric
+        for measure, qid in sorted(missing, key=lambda pair: (str(pair[0]), pair[1])):
+            yield ir_measures.Metric(query_id=qid, measure=measure, value=measure.DEFAULT)
 
     def _iter_calc(self, run: object) -> Iterator[ir_measures.Metric]:
         if _is_iterator(run):  # read once by trecgain, and again if it shares no query (ir_measures reads it whole too)
@@ -90,7 +104,8 @@ class TrecgainEvaluator(providers.Evaluator):
             raise
         for qid, values in query_rows(evaluation, self.lines).items():
             for measure, value in values.items():
-                yield ir_measures.Metric(query_id=qid, measure=measure, value=value)
+                if value == value or measure not in self.optional:  # NaN: the query has no value
+                    yield ir_measures.Metric(query_id=qid, measure=measure, value=value)
 
 
 class JoinedEvaluator(providers.Evaluator):

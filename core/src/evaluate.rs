@@ -11,6 +11,7 @@ use crate::arena::Arena;
 use crate::error::{Error, Result};
 use crate::label::{
     drop_below_level, gate_scores, judged_grades, label_ranking, only_judged, prepare_query,
+    prepare_query_by,
     ranked_grades, stand_in_value,
 };
 use crate::measures::precision::Tally;
@@ -34,6 +35,9 @@ pub struct Evaluation {
     /// Per value slot: its measure follows trec_eval 9.x's rules for the queries -c brings in
     /// (`Measuring::nine_slots`): their values are not evaluated, and print no line.
     pub nine_slots: Vec<bool>,
+    /// Per value slot: a query may have no value there (NaN, `Summary::MeanOfDefined`), and
+    /// then prints no line for it.
+    pub optional_slots: Vec<bool>,
     /// `values[q * width + line]`.
     pub values: Vec<f64>,
     /// The `all` value of each line.
@@ -197,6 +201,9 @@ pub struct Measuring<'a> {
     relates: bool,
     /// Some measure reads what the ranking shares with the ideal ranking (Compat).
     overlaps: bool,
+    /// The tie rule some measure ranks by whatever --ties says (`KernelRecord::ties`): each
+    /// query is ranked by it too.
+    own_ties: Option<Ties>,
 }
 
 /// Whether some planned measure reads judgment groups or preferences.
@@ -213,6 +220,16 @@ fn relates(planned: &[Planned]) -> bool {
 /// Whether some planned measure reads what the ranking shares with the ideal ranking.
 fn overlaps(planned: &[Planned]) -> bool {
     planned.iter().any(|p| p.kernel.overlap)
+}
+
+/// The tie rule some planned measure ranks by whatever --ties says (the one rule records
+/// declare today: the run's own order).
+fn own_ties(planned: &[Planned]) -> Option<Ties> {
+    let own = planned.iter().find_map(|p| p.kernel.ties);
+    debug_assert!(planned
+        .iter()
+        .all(|p| p.kernel.ties.is_none() || p.kernel.ties == own));
+    own
 }
 
 /// Per value slot, the name of its line (as the requests name them), or None for a line that
@@ -253,6 +270,7 @@ impl<'a> Measuring<'a> {
             slot_names: slot_names(&planned),
             relates: relates(&planned),
             overlaps: overlaps(&planned),
+            own_ties: own_ties(&planned),
             planned,
             width,
             grouping,
@@ -289,6 +307,15 @@ impl<'a> Measuring<'a> {
             slots[p.first_line..p.first_line + p.lines].fill(p.nine);
         }
         slots
+    }
+
+    /// Per value slot: whether a query may have no value there (NaN: `Summary::MeanOfDefined`).
+    pub fn optional_slots(&self) -> Vec<bool> {
+        let summaries = self.summaries();
+        summaries
+            .iter()
+            .map(|&s| s == Summary::MeanOfDefined)
+            .collect()
     }
 
     /// Whether the run has qrels query `query` (false for one only -c brings in).
@@ -394,9 +421,10 @@ impl<'a> Measuring<'a> {
     pub fn evaluate_keeping(&self, budget: usize) -> Result<Evaluation> {
         let mut keep_values = budget > 0;
         let mut values = Vec::new();
-        let mut totals = Totals::new(self.nine_slots());
+        let summaries = self.summaries();
+        let mut totals = Totals::new(self.nine_slots(), &summaries);
         let checking = self.tie_lines.is_some() && self.options.ties == Ties::Docno;
-        let mut other_totals = Totals::new(self.nine_slots());
+        let mut other_totals = Totals::new(self.nine_slots(), &summaries);
         let mut differing = 0;
         let lines = self.tie_lines.as_deref().unwrap_or(&[]);
         let width = self.width.max(1);
@@ -424,8 +452,7 @@ impl<'a> Measuring<'a> {
             },
             other,
         )?;
-        let summaries = self.summaries();
-        let finish = |t: &Totals| t.finish(&summaries, self.qrels, self.options.complete);
+        let finish = |t: &Totals| t.finish(self.qrels, self.options.complete);
         let tie_check = checking.then(|| TieCheck {
             summaries: finish(&other_totals),
             query_lines: differing,
@@ -445,6 +472,7 @@ impl<'a> Measuring<'a> {
                 .collect(),
             width: self.width,
             nine_slots: self.nine_slots(),
+            optional_slots: self.optional_slots(),
             values,
             summaries: finish(&totals),
             tie_check,
@@ -588,6 +616,7 @@ pub fn assemble(
         slot_names: slot_names(&planned),
         relates: relates(&planned),
         overlaps: overlaps(&planned),
+        own_ties: own_ties(&planned),
         planned,
         width,
         grouping,
@@ -609,7 +638,7 @@ pub fn assemble(
     if let Some((_, error)) = failure {
         return Err(error);
     }
-    let mut totals = Totals::new(measuring.nine_slots());
+    let mut totals = Totals::new(measuring.nine_slots(), &measuring.summaries());
     let mut values = Vec::with_capacity(queries.len() * width);
     let mut qids = Arena::new();
     let mut in_run = Vec::with_capacity(queries.len());
@@ -635,8 +664,9 @@ pub fn assemble(
         in_run,
         width,
         nine_slots: measuring.nine_slots(),
+        optional_slots: measuring.optional_slots(),
         values,
-        summaries: totals.finish(&measuring.summaries(), qrels, options.complete),
+        summaries: totals.finish(qrels, options.complete),
         tie_check: None,
         tag: parts.tag,
         warnings,
@@ -740,6 +770,11 @@ struct Scratch {
     filtered_groups: Vec<u32>,
     /// The query's judgment groups or preferences joined with its ranking.
     related: Related,
+    /// The query's ranking under a measure's own tie rule (`Measuring::own_ties`): its run
+    /// lines, their relevance values, and those values without the unjudged (a request's -J).
+    own_rows: Vec<usize>,
+    own: Vec<f64>,
+    own_judged: Vec<f64>,
 }
 
 /// Ranks, labels and measures some queries into their rows of `out` (and, when checking
@@ -777,6 +812,10 @@ impl Measuring<'_> {
                 // the ideal's grades come from the ranking as given (torchmetrics' target)
                 ranked_grades(&ranked, &mut scratch.ungated);
                 gate_scores(&rows, run, options.compat, &mut ranked);
+            }
+            if let Some(ties) = self.own_ties {
+                let (own_rows, own) = (&mut scratch.own_rows, &mut scratch.own);
+                prepare_query_by(q, grouping, run, qrels, options, ties, own_rows, own);
             }
             let mixed = options.ties == Ties::Docno
                 && (cut_tie || mixed_ties(&rows, &ranked, run, options.compat));
@@ -895,6 +934,21 @@ impl Measuring<'_> {
         for p in &self.planned {
             let query = if absent && p.nine {
                 Query { ..not_evaluated } // 9.x's rule for a query -c brings in
+            } else if p.kernel.ties.is_some() {
+                // its own tie rule: the query's ranking in that order (none for a query the
+                // run lacks, -c or not)
+                let own = if p.request.judged_only && !options.judged_only {
+                    only_judged(&s.own, &mut s.own_judged);
+                    &s.own_judged
+                } else {
+                    &s.own
+                };
+                Query {
+                    ranked: own,
+                    tally: None,
+                    ties: None,
+                    ..whole
+                }
             } else if p.request.judged_only && !options.judged_only {
                 only_judged_tied(
                     ranked,

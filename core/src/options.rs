@@ -127,6 +127,11 @@ impl GainSpec {
 pub enum Summary {
     /// Sum in query order, then divide by the number of queries.
     Mean,
+    /// The mean over the queries that have a value (a NaN per-query value is none: the query
+    /// is left out of the sum and of the count, as ir_measures leaves out a query its
+    /// accuracy provider gives no value); NaN when no query has one (ir_measures' mean of
+    /// nothing). -c does not change it: a query the run lacks has no value either.
+    MeanOfDefined,
     /// Sum (num_ret, num_rel_ret).
     Sum,
     /// Sum; with -c, every judgment of the qrels with grade > 0 (trec_eval's num_rel with -c).
