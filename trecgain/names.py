@@ -167,6 +167,9 @@ def _named(text: str, record: dict, cutoff: int | None, params: dict[str, object
                             f"(the reference computes to rank {limit})")
     numbers = []
     for p in record["named"]:
+        if p["name"] not in params and math.isnan(p["default"]):  # required, as ir_measures requires it
+            raise TrecgainError(f"measure '{text}' needs {p['name']}, as ir_measures requires it "
+                                f"(e.g. {record['ir_measures'][0].partition('@')[0]}({p['name']}=3))")
         given = params.get(p["name"], p["default"])
         if p["kind"] == "flag":  # True or False, sent as 1 or 0
             given = float(_flag(given, p["name"], text)) if p["name"] in params else given

@@ -192,11 +192,14 @@ pub struct Measuring<'a> {
     relates: bool,
     /// Some measure reads what the ranking shares with the ideal ranking (Compat).
     overlaps: bool,
+    /// Some measure reads the ranking with ties in the run's order (the C/W/L measures).
+    run_order: bool,
 }
 
 /// Whether some planned measure reads judgment groups or preferences.
 fn relates(planned: &[Planned]) -> bool {
     overlaps(planned)
+        || run_order(planned)
         || planned.iter().any(|p| {
             matches!(
                 p.kernel.relevance,
@@ -208,6 +211,11 @@ fn relates(planned: &[Planned]) -> bool {
 /// Whether some planned measure reads what the ranking shares with the ideal ranking.
 fn overlaps(planned: &[Planned]) -> bool {
     planned.iter().any(|p| p.kernel.overlap)
+}
+
+/// Whether some planned measure reads the ranking with ties in the run's order.
+fn run_order(planned: &[Planned]) -> bool {
+    planned.iter().any(|p| p.kernel.run_order)
 }
 
 /// Per value slot, the name of its line (as the requests name them), or None for a line that
@@ -242,6 +250,7 @@ impl<'a> Measuring<'a> {
             slot_names: slot_names(&planned),
             relates: relates(&planned),
             overlaps: overlaps(&planned),
+            run_order: run_order(&planned),
             planned,
             width,
             grouping,
@@ -562,6 +571,7 @@ pub fn assemble(
         slot_names: slot_names(&planned),
         relates: relates(&planned),
         overlaps: overlaps(&planned),
+        run_order: run_order(&planned),
         planned,
         width,
         grouping,
@@ -760,6 +770,7 @@ impl Measuring<'_> {
                     lines: grouping.lines(q),
                     stand_in,
                     overlap: self.overlaps,
+                    run_order: self.run_order,
                 };
                 relate(q, &ranking, run, qrels, options, &mut scratch.related)?;
             }
@@ -835,7 +846,7 @@ impl Measuring<'_> {
             groups: &s.related.groups,
             prefs: s.related.prefs.as_ref(),
             subtopics: s.related.subtopics.as_ref(),
-            overlap: s.related.overlap.as_ref(),
+            overlap: Some(&s.related.provided),
         };
         let tally = Some(Tally::count(&whole, options.relevance_level));
         let not_evaluated = Query {

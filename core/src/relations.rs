@@ -4,13 +4,15 @@
 //! judgments (`-R subtopics`), for `Query::subtopics`.
 
 use crate::error::Result;
-use crate::label::{judged_grades, label_docnos, only_judged, STAND_IN};
+use crate::label::{
+    judged_grades, label_docnos, label_ranking, only_judged, stand_in_value, STAND_IN,
+};
 use crate::measures::diversity::{Topic, UNJUDGED};
-use crate::measures::irm::Overlap;
+use crate::measures::irm::{Overlap, Rankings};
 use crate::measures::jg::GroupRanking;
 use crate::measures::prefs::{Counts, Line};
-use crate::options::{Options, Ties};
-use crate::rank::{check_duplicates, rank_query_by, sort_score};
+use crate::options::{Compat, Options, Ties};
+use crate::rank::{check_duplicates, rank_query_by, rank_rows, sort_score};
 use crate::read::Groups;
 use crate::read::{Preferences, Qrels, Relations, Run, Subtopics};
 
@@ -20,8 +22,8 @@ pub struct Related {
     pub groups: Vec<GroupRanking>,
     pub prefs: Option<Counts>,
     pub subtopics: Option<Topic>,
-    /// What the run's ranking shares with the ideal ranking (Compat).
-    pub overlap: Option<Overlap>,
+    /// ir_measures' own rankings of the query (Compat's overlap, the C/W/L run order).
+    pub provided: Rankings,
     rows: Vec<usize>,
     lines: Vec<Line>,
 }
@@ -35,8 +37,10 @@ pub struct Ranking<'a> {
     /// The query is one only -c brings in, ranked as trec_eval 10 ranks it (one document,
     /// STAND_IN).
     pub stand_in: bool,
-    /// Some measure reads what the ranking shares with the ideal ranking (`Related::overlap`).
+    /// Some measure reads what the ranking shares with the ideal ranking (`Rankings::overlap`).
     pub overlap: bool,
+    /// Some measure reads the ranking with ties in the run's order (`Rankings::run_order`).
+    pub run_order: bool,
 }
 
 /// Joins query `q`'s ranking with its groups or preferences.
@@ -53,9 +57,30 @@ pub fn relate(
         lines,
         stand_in,
         overlap,
+        run_order,
     } = *ranking;
+    if run_order {
+        let labels = out.provided.run_order.get_or_insert_with(Vec::new);
+        out.rows.clear();
+        out.rows.extend_from_slice(lines);
+        if options.drop_self {
+            let qid = qrels.qids.get(q);
+            out.rows.retain(|&row| run.docnos.get(row) != qid);
+        }
+        rank_rows(
+            &mut out.rows,
+            run,
+            Compat::Ten,
+            options.max_docs,
+            Ties::Input,
+        );
+        label_ranking(&out.rows, q, run, qrels, labels);
+        if stand_in {
+            labels.push(stand_in_value(qrels, q));
+        }
+    }
     if overlap {
-        let shared = out.overlap.get_or_insert_with(Overlap::default);
+        let shared = out.provided.overlap.get_or_insert_with(Overlap::default);
         out.rows.clear();
         out.rows.extend_from_slice(lines);
         rank_query_by(&mut out.rows, run, options, Ties::Reversed);
