@@ -1,5 +1,5 @@
 """The C/W/L measures of the main command (INST, INSQ, BPM@k, SDCG@k, NERR8@k, NERR9@k, NERR10,
-NERR11, under ir_measures' names) against ir_measures' own cwl_eval provider, which runs
+NERR11 and RBP(rel=...), under ir_measures' names) against ir_measures' own cwl_eval provider, which runs
 cwl_eval (PyPI cwl-eval) on the gains it makes from the qrels.  On 500 seeded random
 collections (graded, binary and negative judgments, score ties, unjudged documents, rankings
 longer than cwl_eval's depth of 1000, queries only in the qrels or only in the run), every
@@ -53,7 +53,11 @@ def collection(rng: random.Random, grades: tuple[int, ...]) -> tuple[dict, dict]
 def spec(rng: random.Random):
     """A C/W/L measure of ir_measures with random parameters, given in a random order (T as a
     float: ir_measures refuses T=3; built, not parsed: its parser refuses min_rel=-1)."""
-    name = rng.choice(["INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11"])
+    name = rng.choice(["INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "RBP"])
+    if name == "RBP":  # the provider's RBP needs rel: binary gains
+        params = [("rel", rng.choice([-1, 0, 1, 2, 3]))] + [("p", rng.choice([0.5, 0.8, 0.95, 0.99]))] * (rng.random() < 0.7)
+        rng.shuffle(params)
+        return ir_measures.RBP(**dict(params))
     params = [("max_rel", rng.choice([1, 2, 3, 4]))]
     if rng.random() < 0.4:
         high = params[0][1]
@@ -125,6 +129,7 @@ def test_gains_by_hand():
     ("NERR10(p=1.5,max_rel=1)", "p must be a number from 0 to 1"),
     ("INSQ(max_rel=1.5)", "max_rel must be a whole number"),
     ("INST(rel=1,max_rel=1)", "unknown parameter 'rel'"),
+    ("RBP(p=0.8,rel=1.5)", "rel must be a whole number"),
     ("SDCG(max_rel=1,min_rel=1)@5", "min_rel .* must be less than max_rel"),
 ])
 def test_bad_names(name, message):

@@ -1,11 +1,13 @@
-//! The C/W/L measures under ir_measures' names (INST, INSQ, BPM, SDCG, NERR8-11), computed as
+//! The C/W/L measures under ir_measures' names (INST, INSQ, BPM, SDCG, NERR8-11, and RBP with
+//! `rel`, which ir_measures computes with cwl_eval too), computed as
 //! ir_measures' cwl_eval provider computes them, with the kernels of `crate::cwl`:
 //!
 //! * the ranking is the run's documents, score descending, equal scores in the run's order
 //!   (`Rankings::run_order`);
 //! * a judged document's gain is its grade, negative grades as 0, clipped into
 //!   [min_rel, max_rel] and scaled into [0, 1]: (grade - min_rel) / (max_rel - min_rel); a
-//!   document the qrels do not list is unjudged (cwl_eval's worst case: gain 0);
+//!   document the qrels do not list is unjudged (cwl_eval's worst case: gain 0); RBP's gain is
+//!   1 for a grade (negative as 0) of at least `rel`, else 0;
 //! * cwl_eval's settings as the provider fixes them: depth 1000, every cost 1, gains within
 //!   [0, 1];
 //! * the value is cwl_eval's expected utility per item (EU, the worst case).
@@ -35,15 +37,21 @@ fn gain(value: f64, min_rel: f64, max_rel: f64) -> f64 {
     (grade.max(min_rel).min(max_rel) - min_rel) / (max_rel - min_rel)
 }
 
-/// EU of cwl_eval's `rule` with `params` on the query's ranking in the run's order; the
-/// request's last two numbers are min_rel and max_rel.
-fn expected_utility(query: &Query, request: &Request, rule: Rule, params: Vec<f64>) -> Result<f64> {
-    let Some(ranked) = query.overlap.and_then(|r| r.run_order.as_deref()) else {
-        return Err(Error::new(format!(
-            "{} needs the ranking in the run's order (internal: not ranked)",
-            request.kernel
-        )));
-    };
+/// A relevance value as the provider's binary gain (RBP's `rel`): 1 when the grade (a
+/// negative one as 0) is at least `rel`, else 0; NaN (unjudged) for a document not listed.
+fn binary_gain(value: f64, rel: f64) -> f64 {
+    if value == NOT_IN_QRELS {
+        return f64::NAN;
+    }
+    if value.max(0.0) >= rel {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// The request's scaled gains: its last two numbers are min_rel and max_rel.
+fn scaled(request: &Request) -> Result<impl Fn(f64) -> f64> {
     let (min_rel, max_rel) = match request.params.as_slice() {
         [.., min, max] => (*min, *max),
         _ => {
@@ -54,15 +62,30 @@ fn expected_utility(query: &Query, request: &Request, rule: Rule, params: Vec<f6
         }
     };
     if min_rel >= max_rel {
+        let name = request.lines.first().unwrap_or(&request.kernel);
         return Err(Error::new(format!(
-            "measure {}: min_rel ({min_rel}) must be less than max_rel ({max_rel})",
-            request
-                .lines
-                .first()
-                .map_or(request.kernel.as_str(), String::as_str)
+            "measure {name}: min_rel ({min_rel}) must be less than max_rel ({max_rel})"
         )));
     }
-    let gains: Vec<f64> = ranked.iter().map(|&v| gain(v, min_rel, max_rel)).collect();
+    Ok(move |v| gain(v, min_rel, max_rel))
+}
+
+/// EU of cwl_eval's `rule` with `params` on the query's ranking in the run's order, each
+/// relevance value made a gain by `gain_of`.
+fn expected_utility(
+    query: &Query,
+    request: &Request,
+    rule: Rule,
+    params: Vec<f64>,
+    gain_of: impl Fn(f64) -> f64,
+) -> Result<f64> {
+    let Some(ranked) = query.overlap.and_then(|r| r.run_order.as_deref()) else {
+        return Err(Error::new(format!(
+            "{} needs the ranking in the run's order (internal: not ranked)",
+            request.kernel
+        )));
+    };
+    let gains: Vec<f64> = ranked.iter().map(|&v| gain_of(v)).collect();
     let costs = vec![f64::NAN; gains.len()];
     let topic = Topic {
         gains: &gains,
@@ -87,7 +110,7 @@ fn cutoff(request: &Request) -> Result<f64> {
     }
 }
 
-/// Runs `rule` with `params` into the one output slot.
+/// Runs `rule` with `params` on the scaled gains into the one output slot.
 fn put(
     query: &Query,
     request: &Request,
@@ -95,7 +118,27 @@ fn put(
     params: Vec<f64>,
     out: &mut [f64],
 ) -> Result<()> {
-    single(out, expected_utility(query, request, rule, params)?);
+    let gains = scaled(request)?;
+    single(out, expected_utility(query, request, rule, params, gains)?);
+    Ok(())
+}
+
+/// RBP(p, rel): `RBPCWLMetric(p)` on binary gains (ir_measures' RBP with `rel`).
+pub fn rbp(
+    q: &Query,
+    request: &Request,
+    _: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    let (p, rel) = match request.params.as_slice() {
+        [p, rel] => (*p, *rel),
+        _ => return Err(Error::new("RBP takes two parameters: p and rel")),
+    };
+    single(
+        out,
+        expected_utility(q, request, Rule::Rbp, vec![p], |v| binary_gain(v, rel))?,
+    );
     Ok(())
 }
 
@@ -204,5 +247,13 @@ mod tests {
         assert_eq!(gain(UNJUDGED, -1.0, 1.0), 0.5); // judged negative: grade 0, then clipped
         assert_eq!(gain(1.0, 2.0, 3.0), 0.0);
         assert!(gain(NOT_IN_QRELS, 0.0, 1.0).is_nan());
+    }
+
+    #[test]
+    fn binary_gains_read_negative_grades_as_zero() {
+        assert_eq!(binary_gain(2.0, 2.0), 1.0);
+        assert_eq!(binary_gain(1.0, 2.0), 0.0);
+        assert_eq!(binary_gain(UNJUDGED, 0.0), 1.0); // judged negative: grade 0 >= rel 0
+        assert!(binary_gain(NOT_IN_QRELS, 0.0).is_nan());
     }
 }

@@ -1210,6 +1210,13 @@ pub static KERNELS: &[KernelRecord] = &[
         &[PATIENCE, MIN_REL, MAX_REL],
     ),
     user_model(
+        "RBP",
+        cwl::rbp,
+        "Rank-biased precision as ir_measures computes RBP(rel=...) (cwl_eval's RBPCWLMetric(p) through its cwl_eval provider): gain 1 for a grade of at least rel, else 0, weighted p^(i-1) over their sum to rank 1000; without rel, RBP(p=...) is rbp.",
+        &["RBP"],
+        &[PERSISTENCE_RBP, REL],
+    ),
+    user_model(
         "NERR11",
         cwl::nerr11,
         "Not (but nearly) ERR, Eq. 11 (cwl_eval's NERReq11CWLMetric(T) through ir_measures' cwl_eval provider): the user goes on with INSQ's ((i + 2T - 1) / (i + 2T))^2 times (1 - gain).",
@@ -1291,6 +1298,22 @@ const GOAL: NamedParam = NamedParam {
     range: (0.0, f64::INFINITY),
     help: "total desired gain (gains scaled into [0, 1])",
 };
+/// ir_measures' RBP persistence.
+const PERSISTENCE_RBP: NamedParam = NamedParam {
+    name: "p",
+    kind: ParamType::Number,
+    default: 0.8,
+    range: (0.0, 1.0),
+    help: "persistence: the weight of rank i is p^(i-1)",
+};
+/// ir_measures' RBP relevance level (required: without it, RBP(p=...) is trecgain's rbp).
+const REL: NamedParam = NamedParam {
+    name: "rel",
+    kind: ParamType::Whole,
+    default: f64::NAN,
+    range: (-2147483648.0, 2147483647.0),
+    help: "grade from which a document has gain 1 (negative grades read as 0 first)",
+};
 /// NERR10's persistence.
 const PATIENCE: NamedParam = NamedParam {
     name: "p",
@@ -1304,7 +1327,7 @@ const MIN_REL: NamedParam = NamedParam {
     name: "min_rel",
     kind: ParamType::Whole,
     default: 0.0,
-    range: (-2147483648.0, 2147483647.0),
+    range: (-2147483648.0, 2147483646.0),
     help: "grade with gain 0 (grades clipped into min_rel..max_rel, negative ones read as 0 first)",
 };
 /// The grade read as gain 1 (required, as ir_measures requires it: NaN marks that).
