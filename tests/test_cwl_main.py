@@ -102,6 +102,30 @@ def test_cwl_measures_equal_the_cwl_eval_provider():
     assert compared > 5000
 
 
+def test_other_tie_rules_and_max_docs_leave_the_run_order(tmp_path):
+    """--ties (docno or rank; average is refused for them), --compat 9 (f32 ties) do not change these measures' ranking, and -M
+    keeps the first M documents of it: the provider's value on each query's first M documents
+    in its own order (score descending, ties in the run's order)."""
+    provider = ir_measures.providers.registry["cwl_eval"]
+    rng = random.Random(99)
+    for case in range(60):
+        qrels, run = collection(rng, (-1, 0, 1, 2, 3))
+        measures = [spec(rng) for _ in range(2)]
+        names = list(dict.fromkeys(str(m) for m in measures))
+        m = rng.choice([None, 1, 3, 8])
+        kept = {q: dict(sorted(docs.items(), key=lambda item: -item[1])[:m]) for q, docs in run.items()}
+        theirs = by_query(provider.iter_calc(measures, qrels, kept))
+        run_path = tmp_path / "run"  # in dict order, with ranks for --ties rank (shuffled: not the score's)
+        run_path.write_text("".join(f"{q} Q0 {d} {rng.randint(1, 9)} {s!r} r\n" for q, docs in run.items()
+                                    for d, s in docs.items()))
+        for ties in ("docno", "rank"):
+            for compat in ("10", "9"):
+                result = Evaluator(qrels, names, max_docs=m, ties=ties, compat=compat).evaluate(str(run_path))
+                for q, values in result.per_query.items():
+                    for name in names:
+                        assert values[name] == theirs[q, name], (case, ties, compat, m, name, q)
+
+
 def test_the_ranking_keeps_the_runs_order_for_ties():
     """Scores 2, 2, 1: the provider's stable sort keeps a before c as the run gives them (trec_eval
     would put c first); P-like SDCG@1 sees only the first document."""

@@ -767,6 +767,7 @@ impl Measuring<'_> {
                     !grouping.in_run[q] && options.empty_ok && options.max_docs != Some(0);
                 let ranking = Ranking {
                     ranked: &rows,
+                    labels: &ranked,
                     lines: grouping.lines(q),
                     stand_in,
                     overlap: self.overlaps,

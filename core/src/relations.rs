@@ -12,7 +12,7 @@ use crate::measures::irm::{Overlap, Rankings};
 use crate::measures::jg::GroupRanking;
 use crate::measures::prefs::{Counts, Line};
 use crate::options::{Compat, Options, Ties};
-use crate::rank::{check_duplicates, rank_query_by, rank_rows, sort_score};
+use crate::rank::{check_duplicates, rank_query_by, rank_rows, sort_score, tie_runs};
 use crate::read::Groups;
 use crate::read::{Preferences, Qrels, Relations, Run, Subtopics};
 
@@ -32,6 +32,8 @@ pub struct Related {
 pub struct Ranking<'a> {
     /// As trec_eval ranks them (after -M).
     pub ranked: &'a [usize],
+    /// Their relevance values (as `label::label_ranking` gives them; empty: not labeled).
+    pub labels: &'a [f64],
     /// In file order.
     pub lines: &'a [usize],
     /// The query is one only -c brings in, ranked as trec_eval 10 ranks it (one document,
@@ -58,26 +60,10 @@ pub fn relate(
         stand_in,
         overlap,
         run_order,
+        ..
     } = *ranking;
     if run_order {
-        let labels = out.provided.run_order.get_or_insert_with(Vec::new);
-        out.rows.clear();
-        out.rows.extend_from_slice(lines);
-        if options.drop_self {
-            let qid = qrels.qids.get(q);
-            out.rows.retain(|&row| run.docnos.get(row) != qid);
-        }
-        rank_rows(
-            &mut out.rows,
-            run,
-            Compat::Ten,
-            options.max_docs,
-            Ties::Input,
-        );
-        label_ranking(&out.rows, q, run, qrels, labels);
-        if stand_in {
-            labels.push(stand_in_value(qrels, q));
-        }
+        in_run_order(q, ranking, run, qrels, options, out);
     }
     if overlap {
         let shared = out.provided.overlap.get_or_insert_with(Overlap::default);
@@ -103,6 +89,57 @@ pub fn relate(
             join_subtopics(q, &out.rows, stand_in, run, qrels, subtopics, topic);
             Ok(())
         }
+    }
+}
+
+/// Query `q`'s relevance values in the ranking of ir_measures' providers (score descending,
+/// the doubles; equal scores in the run's order: a stable sort), after -M, into
+/// `Rankings::run_order`. trec_eval's ranking differs only within its runs of equal scores
+/// (equal in f32 with compat 9, whose order the doubles keep), which are sorted again; when
+/// -M cuts or the ranking is by rank (--ties rank), the run's lines are ranked anew.
+fn in_run_order(
+    q: usize,
+    ranking: &Ranking,
+    run: &Run,
+    qrels: &Qrels,
+    options: &Options,
+    out: &mut Related,
+) {
+    let labels = out.provided.run_order.get_or_insert_with(Vec::new);
+    labels.clear();
+    let (ranked, lines) = (ranking.ranked, ranking.lines);
+    let cut = options.max_docs.is_some_and(|m| m < lines.len());
+    if cut || options.ties == Ties::Rank || ranking.labels.len() != ranked.len() {
+        out.rows.clear();
+        out.rows.extend_from_slice(lines);
+        if options.drop_self {
+            let qid = qrels.qids.get(q);
+            out.rows.retain(|&row| run.docnos.get(row) != qid);
+        }
+        rank_rows(
+            &mut out.rows,
+            run,
+            Compat::Ten,
+            options.max_docs,
+            Ties::Input,
+        );
+        label_ranking(&out.rows, q, run, qrels, labels);
+    } else {
+        out.rows.clear();
+        out.rows.extend(0..ranked.len());
+        for ties in tie_runs(ranked, run, options.compat).filter(|r| r.len() > 1) {
+            out.rows[ties].sort_unstable_by(|&a, &b| {
+                let (ra, rb) = (ranked[a], ranked[b]);
+                let by_score = run.scores[rb].partial_cmp(&run.scores[ra]);
+                by_score
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(ra.cmp(&rb))
+            });
+        }
+        labels.extend(out.rows.iter().map(|&i| ranking.labels[i]));
+    }
+    if ranking.stand_in {
+        labels.push(stand_in_value(qrels, q));
     }
 }
 

@@ -13,7 +13,7 @@
 //! * the value is cwl_eval's expected utility per item (EU, the worst case).
 
 use super::{single, Notes, Query};
-use crate::cwl::{score, Bounds, Metric, Ranking, Rule, Topic};
+use crate::cwl::{expected_utility, Bounds, Metric, Ranking, Rule, Topic};
 use crate::error::{Error, Result};
 use crate::label::NOT_IN_QRELS;
 use crate::options::{Options, Request};
@@ -72,7 +72,7 @@ fn scaled(request: &Request) -> Result<impl Fn(f64) -> f64> {
 
 /// EU of cwl_eval's `rule` with `params` on the query's ranking in the run's order, each
 /// relevance value made a gain by `gain_of`.
-fn expected_utility(
+fn eu(
     query: &Query,
     request: &Request,
     rule: Rule,
@@ -93,8 +93,7 @@ fn expected_utility(
         judged_relevant: 0.0, // read by TrAP alone
     };
     let metric = Metric { rule, params };
-    let values = score(&metric, &Ranking::new(&topic, &BOUNDS, true)).map_err(Error::new)?;
-    Ok(values[0])
+    expected_utility(&metric, &Ranking::new(&topic, &BOUNDS, true)).map_err(Error::new)
 }
 
 /// The request's first named parameter (T or p).
@@ -119,7 +118,7 @@ fn put(
     out: &mut [f64],
 ) -> Result<()> {
     let gains = scaled(request)?;
-    single(out, expected_utility(query, request, rule, params, gains)?);
+    single(out, eu(query, request, rule, params, gains)?);
     Ok(())
 }
 
@@ -137,7 +136,7 @@ pub fn rbp(
     };
     single(
         out,
-        expected_utility(q, request, Rule::Rbp, vec![p], |v| binary_gain(v, rel))?,
+        eu(q, request, Rule::Rbp, vec![p], |v| binary_gain(v, rel))?,
     );
     Ok(())
 }
