@@ -436,6 +436,7 @@ pub(crate) fn py_assemble(
             message,
             source,
             line,
+            grade: None,
         };
         (qid, error)
     });

@@ -150,6 +150,9 @@ def test_bad_measure_names(tmp_path, spec, message):
 
 @pytest.mark.parametrize("text, message", [
     ("1 1 a 1\n1 1 a 0\n", "qrels:2: document 'a' is judged twice for subtopic '1' of query '1'"),
+    # the file's first such line, though its query's judgments are indexed after another's
+    ("2 1 a 1\n1 1 b 1\n1 1 b 1\n2 1 a 1\n", "qrels:3: document 'b' is judged twice for subtopic '1' of query '1' "
+     "(first at line 2)"),
     ("1 1 a\n", "qrels:1: malformed subtopics line: 3 fields"),
     ("1 1 a x\n", "qrels:1: "),
 ])

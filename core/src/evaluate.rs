@@ -887,7 +887,8 @@ impl Measuring<'_> {
                 p.options.as_ref().unwrap_or(options),
                 notes,
                 &mut row[p.first_line..p.first_line + p.lines],
-            )?;
+            )
+            .map_err(|e| qrels.locate_grade(q, e))?;
         }
         Ok(())
     }

@@ -224,7 +224,8 @@ pub fn explain(
 
     let mut notes = Notes::default();
     let mut values = vec![0.0; record.lines(request)];
-    (record.compute)(&query_seen, request, options, &mut notes, &mut values)?;
+    (record.compute)(&query_seen, request, options, &mut notes, &mut values)
+        .map_err(|e| qrels.locate_grade(query, e))?;
 
     let doc_at = |row: usize| Doc {
         docno: run.docnos.get(row).to_vec(),
@@ -239,7 +240,8 @@ pub fn explain(
     } else {
         GainRule::TREC_EVAL
     };
-    let gains = Gains::new(&query_seen, &rule, options.relevance_level, &mut notes)?;
+    let gains = Gains::new(&query_seen, &rule, options.relevance_level, &mut notes)
+        .map_err(|e| qrels.locate_grade(query, e))?;
     let mut explanation = Explanation {
         rows: Vec::new(),
         steps: Vec::new(),

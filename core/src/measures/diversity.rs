@@ -78,36 +78,42 @@ impl Relevant {
         ranked.iter().map(|&d| self.of_doc(d)).collect()
     }
 
-    /// ndeval's ideal ranking: greedily the document of the highest novelty gain next, ties to
-    /// the greater docno; every judged document is ranked.
-    fn ideal(&self, topic: &Topic, alpha: f64) -> Vec<&[u32]> {
-        let n = topic.order.len();
+    /// ndeval's ideal ranking to `depth` ranks: greedily the document of the highest novelty
+    /// gain next, ties to the greater docno. ndeval ranks every judged document; this stops
+    /// where every document left would add nothing, which changes no value: alpha is from 0 to
+    /// 1, so gains only shrink, and a document of gain 0 adds 0 to every sum. Only documents
+    /// relevant to some subtopic are candidates (any other adds nothing).
+    fn ideal(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<&[u32]> {
+        debug_assert!((0.0..=1.0).contains(&alpha));
+        let mut candidates: Vec<u32> = (0..topic.order.len() as u32)
+            .filter(|&d| !self.of_doc(d).is_empty())
+            .collect();
         let mut gain = vec![1.0f64; topic.width];
-        let mut taken = vec![false; n];
-        let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            let mut best: Option<(usize, f64)> = None;
-            for (d, _) in taken.iter().enumerate().filter(|(_, &t)| !t) {
+        let mut out = Vec::with_capacity(candidates.len().min(depth));
+        while out.len() < depth && !candidates.is_empty() {
+            // (score, docno order) orders documents totally: the best is the same whatever
+            // the candidates' order
+            let mut best = (0, f64::NEG_INFINITY);
+            for (i, &d) in candidates.iter().enumerate() {
                 let mut score = 0.0;
-                for &s in self.of_doc(d as u32) {
+                for &s in self.of_doc(d) {
                     score += gain[s as usize];
                 }
-                let better = match best {
-                    None => true,
-                    Some((b, max)) => {
-                        score > max || (score == max && topic.order[d] > topic.order[b])
-                    }
-                };
-                if better {
-                    best = Some((d, score));
+                let (b, max) = best;
+                if score > max
+                    || (score == max && topic.order[d as usize] > topic.order[candidates[b] as usize])
+                {
+                    best = (i, score);
                 }
             }
-            let (d, _) = best.expect("an untaken document");
-            taken[d] = true;
-            for &s in self.of_doc(d as u32) {
+            if best.1 == 0.0 {
+                break;
+            }
+            let d = candidates.swap_remove(best.0);
+            for &s in self.of_doc(d) {
                 gain[s as usize] *= 1.0 - alpha;
             }
-            out.push(self.of_doc(d as u32));
+            out.push(self.of_doc(d));
         }
         out
     }
@@ -236,7 +242,7 @@ fn err_ia(q: &Query, request: &Request, options: &Options, out: &mut [f64], norm
     let run = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, false);
     out[0] = run[k];
     if normalized {
-        let ideal = cumulative(&r.ideal(topic, alpha), &r, topic.width, alpha, false);
+        let ideal = cumulative(&r.ideal(topic, alpha, DEPTH), &r, topic.width, alpha, false);
         // ndeval normalizes where the run's alpha-DCG is not 0 (then neither is its ERR)
         let dcg = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, true);
         out[0] = if dcg[k] != 0.0 {
@@ -264,7 +270,7 @@ fn alpha_dcg_at(
     let run = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, true);
     out[0] = run[k];
     if normalized && run[k] != 0.0 {
-        let ideal = cumulative(&r.ideal(topic, alpha), &r, topic.width, alpha, true);
+        let ideal = cumulative(&r.ideal(topic, alpha, DEPTH), &r, topic.width, alpha, true);
         out[0] = run[k] / ideal[k];
     }
 }
@@ -324,7 +330,7 @@ fn nrbp_of(q: &Query, request: &Request, options: &Options, out: &mut [f64], nor
     let run = nrbp(&r.ranking(&ranked), &r, topic.width, alpha, beta);
     out[0] = run;
     if normalized {
-        let ideal = nrbp(&r.ideal(topic, alpha), &r, topic.width, alpha, beta);
+        let ideal = nrbp(&r.ideal(topic, alpha, usize::MAX), &r, topic.width, alpha, beta);
         out[0] = if ideal == 0.0 { 0.0 } else { run / ideal };
     }
 }

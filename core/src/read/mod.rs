@@ -277,6 +277,30 @@ impl Qrels {
             .map(|&i| i as usize)
     }
 
+    /// `error` as the qrels' own when a gain rule refused one of query `q`'s grades: at the
+    /// line (or row) of the first judgment of `q` with that grade, naming its document; any
+    /// other error as it is.
+    pub fn locate_grade(&self, q: usize, error: Error) -> Error {
+        let (Some(bits), None) = (error.grade, &error.source) else {
+            return error;
+        };
+        let grade = f64::from_bits(bits);
+        let judgments = self.offsets[q]..self.offsets[q + 1];
+        let Some(j) = judgments.into_iter().find(|&j| self.grades[j] == grade) else {
+            return Error::in_file(error.message, &self.source);
+        };
+        let message = format!(
+            "{} (document {} of query {})",
+            error.message,
+            text::repr(self.docnos.get(j)),
+            text::repr(self.qids.get(q))
+        );
+        match self.lines[j] {
+            0 => Error::in_file(message, &self.source),
+            line => Error::at(message, &self.source, line),
+        }
+    }
+
     /// Grade of (query, docno), if the qrels list it.
     #[inline]
     pub fn grade(&self, query: usize, docno: &[u8]) -> Option<f64> {

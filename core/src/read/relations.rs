@@ -273,41 +273,71 @@ pub(crate) fn preferences(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     Ok(outer)
 }
 
+/// Lines grouped by query (queries numbered 0..queries), each query's in file order (a stable
+/// counting sort): query q's lines are `rows[offsets[q]..offsets[q + 1]]`.
+fn lines_by_query(query: &[u32], queries: usize) -> (Vec<usize>, Vec<usize>) {
+    let mut offsets = vec![0usize; queries + 1];
+    for &q in query {
+        offsets[q as usize + 1] += 1;
+    }
+    for q in 0..queries {
+        offsets[q + 1] += offsets[q];
+    }
+    let mut next = offsets.clone();
+    let mut rows = vec![0usize; query.len()];
+    for (j, &q) in query.iter().enumerate() {
+        rows[next[q as usize]] = j;
+        next[q as usize] += 1;
+    }
+    (offsets, rows)
+}
+
 /// A `subtopics` file's qrels: its distinct (query, document) pairs, each with its judgments
 /// per subtopic. A document judged twice for one subtopic of a query is refused (ndeval adds
 /// both to the subtopic's count of relevant documents and keeps either one's judgment).
 pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     let n = b.grades.len();
-    let mut first: HashMap<(u32, &[u8]), usize> = HashMap::with_capacity(n);
-    let mut seen: HashMap<(u32, u32, &[u8]), u64> = HashMap::with_capacity(n);
+    // Each query's lines are indexed on their own, in file order: a query's few hundred
+    // judgments index in cache, where one index of every line misses it on each lookup.
+    let (offsets, rows) = lines_by_query(&b.query, b.qids.ids.len());
+    let mut first: HashMap<&[u8], usize> = HashMap::new();
+    let mut seen: HashMap<(u32, &[u8]), u64> = HashMap::new();
+    let mut twice: Option<(u64, Error)> = None; // the file's first line judging a document twice
     let mut distinct = QrelsBuilder::default();
     let mut docnos = Arena::new();
-    for j in 0..n {
-        let (q, docno) = (b.query[j], b.docnos.get(j));
-        if let Some(earlier) = seen.insert((q, b.group[j], docno), b.lines[j]) {
-            return Err(Error::at(
-                format!(
-                    "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {earlier})",
-                    show(docno),
-                    show(b.groups.ids.get(b.group[j] as usize)),
-                    show(b.qids.ids.get(q as usize)),
-                ),
-                name,
-                b.lines[j],
-            ));
-        }
-        match first.get(&(q, docno)) {
-            Some(&d) => distinct.grades[d] = distinct.grades[d].max(b.grades[j]),
-            None => {
-                first.insert((q, docno), distinct.grades.len());
-                distinct.query.push(q);
-                docnos.push(docno);
-                distinct.grades.push(b.grades[j]);
-                distinct.lines.push(b.lines[j]);
+    for bounds in offsets.windows(2) {
+        first.clear();
+        seen.clear();
+        for &j in &rows[bounds[0]..bounds[1]] {
+            let (q, docno) = (b.query[j], b.docnos.get(j));
+            if let Some(earlier) = seen.insert((b.group[j], docno), b.lines[j]) {
+                if twice.as_ref().is_none_or(|(line, _)| b.lines[j] < *line) {
+                    let message = format!(
+                        "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {earlier})",
+                        show(docno),
+                        show(b.groups.ids.get(b.group[j] as usize)),
+                        show(b.qids.ids.get(q as usize)),
+                    );
+                    twice = Some((b.lines[j], Error::at(message, name, b.lines[j])));
+                }
+                break; // the query's later lines come later in the file
+            }
+            match first.get(docno) {
+                Some(&d) => distinct.grades[d] = distinct.grades[d].max(b.grades[j]),
+                None => {
+                    first.insert(docno, distinct.grades.len());
+                    distinct.query.push(q);
+                    docnos.push(docno);
+                    distinct.grades.push(b.grades[j]);
+                    distinct.lines.push(b.lines[j]);
+                }
             }
         }
     }
-    drop(seen);
+    if let Some((_, error)) = twice {
+        return Err(error);
+    }
+    drop((first, seen));
     distinct.docnos = docnos;
     distinct.qids = b.qids;
     let qids: Vec<Vec<u8>> = distinct.qids.ids.iter().map(<[u8]>::to_vec).collect();
