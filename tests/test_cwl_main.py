@@ -6,7 +6,8 @@ longer than cwl_eval's depth of 1000, queries only in the qrels or only in the r
 per-query value, through trecgain's ir_measures provider and through Evaluator, is the
 provider's bit for bit (both compute in doubles in numpy's order), and the aggregates are
 the provider's to 1e-12 (each side adds its queries in its own order).  Then the command
-line on one collection: -q, -j 2, --format json and -h -m INST."""
+line on one collection: -q, -j 2, --format json, --fail-under, compare and -h -m INST (Dask:
+tests/test_dask.py)."""
 
 from __future__ import annotations
 
@@ -163,7 +164,8 @@ def test_bad_names(name, message):
 
 def test_command_line(tmp_path):
     """-q prints each query and the mean, -j 2 the same bytes, --format json the same values,
-    -h -m INST its parameters; the values are the provider's."""
+    --fail-under exits 3, compare's means are the 'all' lines', -h -m INST lists the
+    parameters; the values are the provider's."""
     rng = random.Random(7)
     qrels, run = collection(rng, (-1, 0, 1, 2, 3))
     qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
@@ -189,5 +191,11 @@ def test_command_line(tmp_path):
     for name in names:
         values = [theirs[q, name] for q in qrels if q in run]
         assert found["aggregate"][name] == pytest.approx(sum(values) / len(values), rel=1e-12, abs=1e-12)
+    missed = run_process(["--fail-under", f"{names[0]}=1.1", *args])
+    assert missed.rc == 3 and f"{names[0]} = " in missed.stderr and "below --fail-under 1.1" in missed.stderr
+    compared = run_process(["compare", "--format", "json", *args, str(run_path)])
+    assert compared.rc == 0, compared.stderr
+    for measure in json.loads(compared.stdout)["measures"]:  # the same run twice: each mean is the 'all' line's
+        assert measure["means"] == {"a": found["aggregate"][measure["line"]], "b": found["aggregate"][measure["line"]]}
     helped = run_process(["-h", "-m", "INST"])
     assert helped.rc == 0 and b"max_rel" in helped.stdout and b"required" in helped.stdout
