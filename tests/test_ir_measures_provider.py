@@ -120,9 +120,13 @@ def test_use_puts_trecgain_first_in_the_default_pipeline(in_pipeline):
 
 
 def test_measures_trecgain_lacks_go_to_the_other_providers(in_pipeline):
-    values = ir_measures.calc_aggregate([nDCG@10, alpha_nDCG@5], QRELS, RUN)
+    """trecgain refuses RBP's p above 1 (no persistence is a probability above 1); cwl_eval
+    computes it, and ir_measures' pipeline then goes to it."""
+    odd = ir_measures.RBP(p=1.5, rel=1)
+    assert not in_pipeline.supports(odd)
+    values = ir_measures.calc_aggregate([nDCG@10, odd], QRELS, RUN)
     assert values[nDCG@10] == ir_measures.pytrec_eval.calc_aggregate([nDCG@10], QRELS, RUN)[nDCG@10]
-    assert values[alpha_nDCG@5] == ir_measures.pyndeval.calc_aggregate([alpha_nDCG@5], QRELS, RUN)[alpha_nDCG@5]
+    assert values[odd] == ir_measures.providers.registry["cwl_eval"].calc_aggregate([odd], QRELS, RUN)[odd]
 
 
 def test_unregister_restores_the_pipeline():
