@@ -291,9 +291,21 @@ fn docno_places(qrels: &Qrels) -> Vec<u32> {
     order
 }
 
-/// Lines grouped by query (queries numbered 0..queries), each query's in file order (a stable
-/// counting sort): query q's lines are `rows[offsets[q]..offsets[q + 1]]`.
-fn lines_by_query(query: &[u32], queries: usize) -> (Vec<usize>, Vec<usize>) {
+/// The line of `subtopic` in a document's chain of lines (from its latest, `previous` linking
+/// each to the one before, `usize::MAX` ending it), if any.
+fn line_of_subtopic(mut line: usize, previous: &[usize], group: &[u32], subtopic: u32) -> Option<usize> {
+    while line != usize::MAX {
+        if group[line] == subtopic {
+            return Some(line);
+        }
+        line = previous[line];
+    }
+    None
+}
+
+/// Where each query's lines start when lines are counted query by query (queries numbered
+/// 0..queries): query q's are `offsets[q]..offsets[q + 1]` of that order.
+fn query_offsets(query: &[u32], queries: usize) -> Vec<usize> {
     let mut offsets = vec![0usize; queries + 1];
     for &q in query {
         offsets[q as usize + 1] += 1;
@@ -301,6 +313,13 @@ fn lines_by_query(query: &[u32], queries: usize) -> (Vec<usize>, Vec<usize>) {
     for q in 0..queries {
         offsets[q + 1] += offsets[q];
     }
+    offsets
+}
+
+/// Lines grouped by query (queries numbered 0..queries), each query's in file order (a stable
+/// counting sort): query q's lines are `rows[offsets[q]..offsets[q + 1]]`.
+fn lines_by_query(query: &[u32], queries: usize) -> (Vec<usize>, Vec<usize>) {
+    let offsets = query_offsets(query, queries);
     let mut next = offsets.clone();
     let mut rows = vec![0usize; query.len()];
     for (j, &q) in query.iter().enumerate() {
@@ -316,53 +335,76 @@ fn lines_by_query(query: &[u32], queries: usize) -> (Vec<usize>, Vec<usize>) {
 pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     let n = b.grades.len();
     // Each query's lines are indexed on their own, in file order: a query's few hundred
-    // judgments index in cache, where one index of every line misses it on each lookup.
-    let (offsets, rows) = lines_by_query(&b.query, b.qids.ids.len());
+    // judgments index in cache, where one index of every line misses it on each lookup. A file
+    // whose queries come one after another (the usual) is read in place.
+    let grouped = b.query.windows(2).all(|w| w[0] <= w[1]);
+    let (offsets, rows) = if grouped {
+        (query_offsets(&b.query, b.qids.ids.len()), Vec::new())
+    } else {
+        lines_by_query(&b.query, b.qids.ids.len())
+    };
     let mut first: HashMap<&[u8], usize> = HashMap::new();
-    let mut seen: HashMap<(u32, &[u8]), u64> = HashMap::new();
     let mut twice: Option<(u64, Error)> = None; // the file's first line judging a document twice
     let mut distinct = QrelsBuilder::default();
     let mut docnos = Arena::new();
+    // most documents are judged for one subtopic: room for every line, not grown step by step
+    docnos.reserve(n, b.docnos.byte_len());
+    distinct.query.reserve(n);
+    distinct.grades.reserve(n);
+    distinct.lines.reserve(n);
     // per line: its document's place among its query's distinct documents
     let mut local = vec![0u32; n];
+    // each document's lines so far, a chain: its latest line, and each line's previous one
+    let (mut latest, mut previous) = (Vec::<usize>::new(), vec![usize::MAX; n]);
+    // one line (`fresh`: its query's first); false: stop at this query
+    let mut start = 0; // where the query's documents start in `distinct`
+    let mut visit = |j: usize, fresh: bool| -> bool {
+        if fresh {
+            first.clear();
+            start = distinct.grades.len();
+        }
+        let (q, docno) = (b.query[j], b.docnos.get(j));
+        let d = *first.entry(docno).or_insert(distinct.grades.len());
+        let chain = latest.get(d).copied().unwrap_or(usize::MAX);
+        if let Some(i) = line_of_subtopic(chain, &previous, &b.group, b.group[j]) {
+            let earlier = b.lines[i];
+            if twice.as_ref().is_none_or(|(line, _)| b.lines[j] < *line) {
+                let message = format!(
+                    "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {earlier})",
+                    show(docno),
+                    show(b.groups.ids.get(b.group[j] as usize)),
+                    show(b.qids.ids.get(q as usize)),
+                );
+                twice = Some((b.lines[j], Error::at(message, name, b.lines[j])));
+            }
+            return false; // the query's later lines come later in the file
+        }
+        local[j] = (d - start) as u32;
+        if d < latest.len() {
+            distinct.grades[d] = distinct.grades[d].max(b.grades[j]);
+            previous[j] = latest[d];
+            latest[d] = j;
+        } else {
+            distinct.query.push(q);
+            docnos.push(docno);
+            distinct.grades.push(b.grades[j]);
+            distinct.lines.push(b.lines[j]);
+            latest.push(j);
+        }
+        true
+    };
     for bounds in offsets.windows(2) {
-        first.clear();
-        seen.clear();
-        let start = distinct.grades.len();
-        for &j in &rows[bounds[0]..bounds[1]] {
-            let (q, docno) = (b.query[j], b.docnos.get(j));
-            if let Some(earlier) = seen.insert((b.group[j], docno), b.lines[j]) {
-                if twice.as_ref().is_none_or(|(line, _)| b.lines[j] < *line) {
-                    let message = format!(
-                        "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {earlier})",
-                        show(docno),
-                        show(b.groups.ids.get(b.group[j] as usize)),
-                        show(b.qids.ids.get(q as usize)),
-                    );
-                    twice = Some((b.lines[j], Error::at(message, name, b.lines[j])));
-                }
-                break; // the query's later lines come later in the file
-            }
-            match first.get(docno) {
-                Some(&d) => {
-                    distinct.grades[d] = distinct.grades[d].max(b.grades[j]);
-                    local[j] = (d - start) as u32;
-                }
-                None => {
-                    local[j] = (distinct.grades.len() - start) as u32;
-                    first.insert(docno, distinct.grades.len());
-                    distinct.query.push(q);
-                    docnos.push(docno);
-                    distinct.grades.push(b.grades[j]);
-                    distinct.lines.push(b.lines[j]);
-                }
-            }
+        if grouped {
+            (bounds[0]..bounds[1]).all(|j| visit(j, j == bounds[0]));
+        } else {
+            let lines = &rows[bounds[0]..bounds[1]];
+            lines.iter().enumerate().all(|(i, &j)| visit(j, i == 0));
         }
     }
     if let Some((_, error)) = twice {
         return Err(error);
     }
-    drop((first, seen));
+    drop((first, latest, previous));
     distinct.docnos = docnos;
     distinct.qids = b.qids;
     let qids: Vec<Vec<u8>> = distinct.qids.ids.iter().map(<[u8]>::to_vec).collect();
@@ -374,17 +416,14 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     // each line under its outer judgment, in file order (a stable counting sort); the qrels
     // keep a query's judgments in the order given, so a line's judgment is its query's first
     // plus its document's place among the query's
-    let at: Vec<usize> = (0..n)
-        .map(|j| {
-            let q = query_of[b.query[j] as usize];
-            let judgment = outer.offsets[q] + local[j] as usize;
-            debug_assert_eq!(outer.docnos.get(judgment), b.docnos.get(j));
-            judgment
-        })
-        .collect();
+    let at = |j: usize| {
+        let judgment = outer.offsets[query_of[b.query[j] as usize]] + local[j] as usize;
+        debug_assert_eq!(outer.docnos.get(judgment), b.docnos.get(j));
+        judgment
+    };
     let mut offsets = vec![0usize; outer.grades.len() + 1];
-    for &d in &at {
-        offsets[d + 1] += 1;
+    for j in 0..n {
+        offsets[at(j) + 1] += 1;
     }
     for d in 0..outer.grades.len() {
         offsets[d + 1] += offsets[d];
@@ -392,10 +431,10 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     let mut next = offsets.clone();
     let (mut subtopic, mut grade) = (vec![0u32; n], vec![0.0; n]);
     for j in 0..n {
-        let row = next[at[j]];
-        next[at[j]] += 1;
-        subtopic[row] = b.group[j];
-        grade[row] = b.grades[j];
+        let row = &mut next[at(j)];
+        subtopic[*row] = b.group[j];
+        grade[*row] = b.grades[j];
+        *row += 1;
     }
     let order = docno_places(&outer);
     outer.relations = Relations::Subtopics(Box::new(Subtopics {
