@@ -12,14 +12,17 @@
 use hashbrown::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
-use crate::label::{judged_grades, only_judged, prepare_query};
+use crate::ideal_steps::{compat as compat_steps, diversity as diversity_steps, IdealDoc, Names};
+use crate::label::{judged_grades, only_judged, prepare_query, NOT_IN_QRELS, UNJUDGED};
+use crate::measures::diversity::UNJUDGED as NO_JUDGMENT;
 use crate::measures::gain::ranked_gains;
 use crate::measures::gains::{GainRule, Gains};
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, Explain as Shape, KernelRecord, Notes, Query, Relevance, KERNELS};
 use crate::options::{Compat, Discount, GainSpec, Options, Request, Summary, Ties};
-use crate::rank::{rank_query, sort_score, text, tie_groups, tie_runs, Grouping};
-use crate::read::{Qrels, Run};
+use crate::rank::{rank_query, rank_query_by, sort_score, text, tie_groups, tie_runs, Grouping};
+use crate::read::{Qrels, Relations, Run};
+use crate::relations::{compat_ideal, relate, Ranking, Related};
 use crate::steps::{walk as walk_steps, Part, Step};
 
 /// The measures explain can show: those whose record says how (`KernelRecord::explain`).
@@ -128,6 +131,9 @@ pub struct Explanation {
     pub ideal: usize,
     /// Judged documents (grade >= 0).
     pub judged: usize,
+    /// The measure ranks ties by docno ascending (Compat, the diversity measures), not by
+    /// trec_eval's docno descending: the steps and tie groups are that ranking's.
+    pub docno_ascending: bool,
     /// Warnings for the caller to show (the run's, and the gain table's).
     pub warnings: Vec<String>,
 }
@@ -178,6 +184,38 @@ pub fn explain(
     let (rows, ranked, whole_ranking) = ranking(qrels, run, query, options)?;
     let mut judged = Vec::new();
     judged_grades(qrels, query, &mut judged);
+    // Compat and the diversity measures: the query joined as the driver joins it, and their
+    // own ranking (ties by docno ascending), which the steps and tie groups show
+    let ascending = record.overlap || record.relevance == Relevance::Subtopics;
+    let mut related = Related::default();
+    let (mut shown_rows, mut shown_whole) = (rows.clone(), whole_ranking.clone());
+    if ascending {
+        let grouping = Grouping::new(run, qrels);
+        let lines = grouping.lines(query);
+        let ranking = Ranking {
+            ranked: &rows,
+            lines,
+            stand_in: false,
+            overlap: record.overlap,
+        };
+        relate(query, &ranking, run, qrels, options, &mut related)?;
+        shown_rows = ranked_ascending(lines, run, options);
+        let unlimited = Options {
+            max_docs: None,
+            ..options.clone()
+        };
+        shown_whole = ranked_ascending(lines, run, &unlimited);
+        if let Some(topic) = related.subtopics.as_ref() {
+            if request.judged_only || options.judged_only {
+                shown_rows = shown_rows
+                    .iter()
+                    .zip(&topic.ranked)
+                    .filter(|&(_, &d)| d != NO_JUDGMENT)
+                    .map(|(&row, _)| row)
+                    .collect();
+            }
+        }
+    }
     let whole = Query {
         ranked: &ranked,
         judged: &judged,
@@ -186,8 +224,8 @@ pub fn explain(
         ties: None,
         groups: &[],
         prefs: None,
-        subtopics: None,
-        overlap: None,
+        subtopics: related.subtopics.as_ref(),
+        overlap: related.overlap.as_ref(),
     };
     let tally = Some(Tally::count(&whole, options.relevance_level));
     let mut filtered = Vec::new();
@@ -252,8 +290,8 @@ pub fn explain(
             qrels,
             run,
             query,
-            &rows,
-            &whole_ranking,
+            &shown_rows,
+            &shown_whole,
             &gains,
             |grade, gain| (by_gain && gain > 0.0) || grade >= options.relevance_level,
         ),
@@ -261,6 +299,7 @@ pub fn explain(
         ranked: query_seen.ranked.len(),
         ideal: gains.num_ideal(),
         judged: judged.len(),
+        docno_ascending: ascending,
         warnings: Vec::new(),
     };
     let limit = if shape.is_dcg() {
@@ -294,11 +333,37 @@ pub fn explain(
         explanation.rows = out_rows;
         request.cutoffs.last().copied()
     } else {
-        let w = walk_steps(shape, &query_seen, request, options, &mut notes)?;
+        let w = match shape {
+            Shape::Compat => {
+                let values = relevance_values(qrels, run, query, &shown_rows);
+                let lines = Grouping::new(run, qrels);
+                let ideal: Vec<IdealDoc> =
+                    compat_ideal(query, lines.lines(query), run, qrels, options)
+                        .into_iter()
+                        .map(|j| IdealDoc {
+                            docno: text(qrels.docnos.get(j)),
+                            grade: qrels.grades[j],
+                        })
+                        .collect();
+                compat_steps(&query_seen, request, &values, &ideal)?
+            }
+            Shape::Intent(intent) => {
+                let docnos: Vec<String> = (qrels.offsets[query]..qrels.offsets[query + 1])
+                    .map(|j| text(qrels.docnos.get(j)))
+                    .collect();
+                let subtopics = subtopic_names(qrels, related.subtopics.as_ref());
+                let names = Names {
+                    docnos: &docnos,
+                    subtopics: &subtopics,
+                };
+                diversity_steps(intent, &query_seen, request, options, &names)?
+            }
+            _ => walk_steps(shape, &query_seen, request, options, &mut notes)?,
+        };
         let mut steps = w.steps;
         let whole = steps.len();
         steps.truncate(w.shown);
-        for (step, &row) in steps.iter_mut().zip(&rows) {
+        for (step, &row) in steps.iter_mut().zip(&shown_rows) {
             step.doc = Some(doc_at(row));
         }
         explanation.steps = steps;
@@ -308,7 +373,7 @@ pub fn explain(
         explanation.columns = w.columns;
         (w.shown < whole).then_some(w.shown)
     };
-    explanation.ties = ties(run, &whole_ranking, &rows, options, limit);
+    explanation.ties = ties(run, &shown_whole, &shown_rows, options, limit);
     explanation.warnings = run.warnings.clone();
     explanation.warnings.extend(notes.warnings);
     Ok(explanation)
@@ -433,22 +498,53 @@ pub fn refusal(record: &KernelRecord) -> String {
     let name = record.name;
     match (record.relevance, record.summary) {
         (Relevance::Preferences, _) => format!(
-            "explain does not show '{name}': it reads preferences (-R prefs or qrels_prefs), and explain reads graded qrels only"
-        ),
-        (Relevance::Subtopics, _) => format!(
-            "explain does not show '{name}': it reads subtopic judgments (-R subtopics), and explain reads graded qrels only"
+            "explain does not show '{name}' yet: it reads preferences (-R prefs or qrels_prefs) and counts pairs of documents (A judged above B, and whether the ranking agrees), not ranks, so a table of ranks does not lay it out"
         ),
         (Relevance::Groups, _) => format!(
-            "explain does not show '{name}': it reads judgment groups (-R qrels_jg), and explain reads graded qrels only"
-        ),
-        _ if record.overlap => format!(
-            "explain does not show '{name}' yet: it compares the ranking with the ideal ranking depth by depth (rank-biased overlap), which explain does not lay out"
+            "explain does not show '{name}' yet: it averages a measure over judgment groups (-R qrels_jg), each with its own qrels; explain that measure on one group's qrels (-R qrels) instead"
         ),
         (_, Summary::Tag | Summary::Count) => format!(
             "explain does not show '{name}': it has no per-query computation (its summary line names the run or counts the queries)"
         ),
         _ => format!("explain does not show '{name}'"),
     }
+}
+
+/// A query's run lines ranked as ir_measures and ndeval rank them: score descending, ties by
+/// docno ascending (after -M when the options have it).
+fn ranked_ascending(lines: &[usize], run: &Run, options: &Options) -> Vec<usize> {
+    let mut rows = lines.to_vec();
+    rank_query_by(&mut rows, run, options, Ties::Reversed);
+    rows
+}
+
+/// The relevance values of ranked run lines (as `label`: a grade, `NOT_IN_QRELS`, or
+/// `UNJUDGED` for a negative grade).
+fn relevance_values(qrels: &Qrels, run: &Run, query: usize, rows: &[usize]) -> Vec<f64> {
+    rows.iter()
+        .map(|&row| match qrels.judgment(query, run.docnos.get(row)) {
+            Some(j) if qrels.grades[j] >= 0.0 => qrels.grades[j],
+            Some(_) => UNJUDGED,
+            None => NOT_IN_QRELS,
+        })
+        .collect()
+}
+
+/// The names of a diversity query's subtopics, as the file names them.
+fn subtopic_names(qrels: &Qrels, topic: Option<&crate::measures::diversity::Topic>) -> Vec<String> {
+    let (Relations::Subtopics(subtopics), Some(topic)) = (&qrels.relations, topic) else {
+        return Vec::new();
+    };
+    topic
+        .named
+        .iter()
+        .map(|&n| {
+            subtopics
+                .names
+                .get(n as usize)
+                .map_or_else(String::new, |name| text(name))
+        })
+        .collect()
 }
 
 /// The query's ranking as the evaluation prepares it (`prepare_query`, then -J): its run
@@ -898,14 +994,17 @@ mod tests {
                 ..Options::default()
             },
         ];
-        let records = KERNELS
-            .iter()
-            .filter(|k| k.explain.is_some_and(|e| !e.is_dcg()));
+        let records = KERNELS.iter().filter(|k| {
+            k.explain.is_some_and(|e| !e.is_dcg()) && k.relevance != Relevance::Subtopics
+        });
         let mut checked = 0;
         for k in records {
             let mut req = request(k.name, k.default_cutoffs);
             if k.params == crate::measures::ParamKind::Points {
                 req.params = k.default_numbers.to_vec();
+            }
+            if k.params == crate::measures::ParamKind::Named {
+                req.params = k.named.iter().map(|p| p.default).collect();
             }
             for options in &variants {
                 let evaluated = evaluate(&q, &r, std::slice::from_ref(&req), options).unwrap();

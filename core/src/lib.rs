@@ -7,6 +7,7 @@ pub mod cwl;
 pub mod error;
 pub mod evaluate;
 pub mod explain;
+pub mod ideal_steps;
 pub mod label;
 pub mod measures;
 pub mod options;

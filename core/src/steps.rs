@@ -21,14 +21,15 @@ use crate::measures::{Average, Counted, Explain as Shape, Notes, Query, Ratio, S
 use crate::options::{Options, Request};
 
 /// One rank of the computation (the caller adds the document).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Step {
     /// 1-based.
     pub rank: usize,
     /// The ranked document (the caller fills in those shown).
     pub doc: Option<Doc>,
-    /// The document's relevance value (as `explain::Row::relevance`).
-    pub relevance: f64,
+    /// The document's relevance value (as `explain::Row::relevance`; None past the ranking,
+    /// where a measure's ranks go on: Compat's depths, the diversity measures' cutoffs).
+    pub relevance: Option<f64>,
     /// The measure counts it (see the shape's `counted` column title).
     pub counted: bool,
     /// How many documents counted up to here.
@@ -44,6 +45,23 @@ pub struct Step {
     pub sum: f64,
     /// The measure at this rank, where it has one.
     pub value: Option<f64>,
+    /// Words about the document (a diversity measure's subtopics, each with its count so far).
+    pub detail: Option<String>,
+    /// The ideal ranking's document at this rank (Compat, the diversity measures).
+    pub ideal_detail: Option<String>,
+    /// What the ideal ranking's document adds (its novelty gain).
+    pub ideal_gain: Option<f64>,
+    /// The ideal ranking's sum so far.
+    pub ideal_sum: Option<f64>,
+    /// The normalizer's sum so far (ndeval's "ideal ideal": every subtopic at every rank).
+    pub bound: Option<f64>,
+}
+
+impl Step {
+    /// The relevance value of a ranked document (not in the qrels past the ranking).
+    pub fn grade(&self) -> f64 {
+        self.relevance.unwrap_or(NOT_IN_QRELS)
+    }
 }
 
 /// A count or number that enters the measure, by name.
@@ -69,7 +87,7 @@ pub struct Walkthrough {
     pub columns: Vec<(&'static str, &'static str)>,
 }
 
-fn part(name: impl Into<String>, value: f64) -> Part {
+pub(crate) fn part(name: impl Into<String>, value: f64) -> Part {
     Part {
         name: name.into(),
         value,
@@ -108,14 +126,10 @@ fn counting(q: &Query, counted: Counted, level: f64) -> Vec<Step> {
             Step {
                 rank: i + 1,
                 doc: None,
-                relevance: v,
+                relevance: Some(v),
                 counted: c,
                 count,
-                gain: None,
-                weight: None,
-                term: None,
-                sum: 0.0,
-                value: None,
+                ..Step::default()
             }
         })
         .collect()
@@ -267,7 +281,7 @@ pub fn walk(
             let length = relstring::length(request);
             w.steps = counting(q, Counted::Retrieved, level);
             for s in &mut w.steps {
-                s.gain = Some(f64::from(relstring::character(s.relevance)));
+                s.gain = Some(f64::from(relstring::character(s.grade())));
             }
             w.shown = length.min(ret);
             w.own = (0..length)
@@ -280,6 +294,9 @@ pub fn walk(
         }
         Shape::Ndcg | Shape::NdcgCut | Shape::Dcg | Shape::Ideal | Shape::Cg => {
             unreachable!("the DCG family is explained by explain::Walk")
+        }
+        Shape::Compat | Shape::Intent(_) => {
+            unreachable!("Compat and the diversity measures are explained by ideal_steps")
         }
     }
     w.shown = w.shown.min(w.steps.len());
@@ -461,7 +478,7 @@ fn bpref(w: &mut Walkthrough, q: &Query, geometric: bool, level: f64, t: &Tally)
     w.steps = counting(q, Counted::JudgedNonrelevant, level);
     let mut sum = 0.0;
     for s in &mut w.steps {
-        let v = s.relevance;
+        let v = s.grade();
         if v != NOT_IN_QRELS && v != UNJUDGED && !s.counted {
             let term = if s.count > 0 {
                 1.0 - s.count.min(t.rel) as f64 / t.nonrel.min(t.rel) as f64
@@ -502,7 +519,7 @@ fn inf_ap(w: &mut Walkthrough, q: &Query, level: f64, rel_total: usize) {
     w.steps = counting(q, Counted::Relevant, level);
     let (mut sum, mut rel, mut nonrel, mut unjudged) = (0.0, 0i64, 0i64, 0i64);
     for (j, s) in w.steps.iter_mut().enumerate() {
-        let v = s.relevance;
+        let v = s.grade();
         if v == UNJUDGED {
             unjudged += 1;
         } else if v >= 0.0 && v < level {
@@ -792,7 +809,7 @@ fn expected_reciprocal_rank(
     w.steps.truncate(largest);
     let (mut score, mut decay) = (0.0, 1.0);
     for s in &mut w.steps {
-        let r = (power(s.relevance.clamp(0.0, f64::from(max_grade))) - 1.0) / top;
+        let r = (power(s.grade().clamp(0.0, f64::from(max_grade))) - 1.0) / top;
         let term = r * decay / s.rank as f64;
         s.gain = Some(r);
         s.weight = Some(decay);
@@ -843,7 +860,7 @@ fn dcg_steps(
     w.steps = counting(q, Counted::Retrieved, options.relevance_level);
     let mut dcg = 0.0;
     for (i, s) in w.steps.iter_mut().enumerate() {
-        let g = gains.ranked(s.relevance);
+        let g = gains.ranked(s.grade());
         if g != 0.0 {
             dcg += g / discount.divisor(i);
         }
@@ -984,7 +1001,7 @@ fn normalised_gain(
     w.steps = counting(q, Counted::Retrieved, options.relevance_level);
     let (mut sum_results, mut sum_cost, mut results_g) = (0.0, 0.0, 0.0);
     for s in &mut w.steps {
-        let g = gains.ranked(s.relevance);
+        let g = gains.ranked(s.grade());
         sum_results += g;
         sum_cost += match ideal_gains.next() {
             Some(ig) if ig >= 1.0 => ig,

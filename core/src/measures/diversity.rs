@@ -30,21 +30,23 @@ pub struct Topic {
     pub order: Vec<u32>,
     /// How many subtopics the query's judgments name.
     pub width: usize,
+    /// Per subtopic of the query: its number in the file (`read::Subtopics::names`).
+    pub named: Vec<u32>,
 }
 
 /// A topic's judgments at one relevance level: per judged document its relevant subtopics.
-struct Relevant {
+pub(crate) struct Relevant {
     /// Document d's subtopics are `subtopics[offsets[d]..offsets[d + 1]]`, ascending.
     offsets: Vec<usize>,
     subtopics: Vec<u32>,
     /// Per subtopic: how many documents are relevant to it.
-    per_subtopic: Vec<u32>,
+    pub(crate) per_subtopic: Vec<u32>,
     /// Subtopics with a relevant document (ndeval's actualSubtopics).
-    actual: usize,
+    pub(crate) actual: usize,
 }
 
 impl Relevant {
-    fn of(topic: &Topic, level: f64) -> Relevant {
+    pub(crate) fn of(topic: &Topic, level: f64) -> Relevant {
         let mut r = Relevant {
             offsets: vec![0],
             subtopics: Vec::new(),
@@ -66,7 +68,7 @@ impl Relevant {
         r
     }
 
-    fn of_doc(&self, d: u32) -> &[u32] {
+    pub(crate) fn of_doc(&self, d: u32) -> &[u32] {
         if d == UNJUDGED {
             return &[];
         }
@@ -78,9 +80,15 @@ impl Relevant {
         ranked.iter().map(|&d| self.of_doc(d)).collect()
     }
 
-    /// ndeval's ideal ranking: greedily the document of the highest novelty gain next, ties to
-    /// the greater docno; every judged document is ranked.
+    /// ndeval's ideal ranking as lists of relevant subtopics.
     fn ideal(&self, topic: &Topic, alpha: f64) -> Vec<&[u32]> {
+        let docs = self.ideal_docs(topic, alpha);
+        docs.into_iter().map(|d| self.of_doc(d)).collect()
+    }
+
+    /// ndeval's ideal ranking: greedily the document of the highest novelty gain next, ties to
+    /// the greater docno; every judged document is ranked (its judged documents' indices).
+    pub(crate) fn ideal_docs(&self, topic: &Topic, alpha: f64) -> Vec<u32> {
         let n = topic.order.len();
         let mut gain = vec![1.0f64; topic.width];
         let mut taken = vec![false; n];
@@ -107,7 +115,7 @@ impl Relevant {
             for &s in self.of_doc(d as u32) {
                 gain[s as usize] *= 1.0 - alpha;
             }
-            out.push(self.of_doc(d as u32));
+            out.push(d as u32);
         }
         out
     }
@@ -130,7 +138,7 @@ fn novelty(list: &[&[u32]], width: usize, alpha: f64, depth: usize) -> Vec<f64> 
 }
 
 /// ndeval's discount of 0-based rank i: ln 2 / ln(i + 2).
-fn discount(i: usize) -> f64 {
+pub(crate) fn discount(i: usize) -> f64 {
     2.0f64.ln() / (i as f64 + 2.0).ln()
 }
 
@@ -190,7 +198,7 @@ fn nrbp(list: &[&[u32]], r: &Relevant, width: usize, alpha: f64, beta: f64) -> f
 }
 
 /// The cut-off of a request (ndeval's depth bounds it: the Python side refuses more).
-fn cutoff(request: &Request) -> usize {
+pub(crate) fn cutoff(request: &Request) -> usize {
     request
         .cutoffs
         .first()
@@ -200,12 +208,12 @@ fn cutoff(request: &Request) -> usize {
 }
 
 /// A named parameter of the request (declared in the record, sent in that order).
-fn param(request: &Request, i: usize, default: f64) -> f64 {
+pub(crate) fn param(request: &Request, i: usize, default: f64) -> f64 {
     request.params.get(i).copied().unwrap_or(default)
 }
 
 /// The query's topic at the measure's level, and its ranking (-J of the request applied).
-fn prepared<'q>(
+pub(crate) fn prepared<'q>(
     q: &'q Query,
     request: &Request,
     options: &Options,

@@ -230,6 +230,29 @@ pub enum Explain {
     Err,
     /// The first N relevance values as characters.
     Relstring,
+    /// Compat: the overlap of the ranking with the ideal ranking at each depth, weighted by
+    /// p^(depth - 1), over the weights, over the ideal's own (core/src/ideal_steps.rs).
+    Compat,
+    /// A diversity measure (-R subtopics): per rank the document's subtopics, each one's count
+    /// so far, the novelty gain, its discount and the running sum, beside ndeval's ideal.
+    Intent(Intent),
+}
+
+/// The diversity measure an `Explain::Intent` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    /// ERR-IA@k (nERR-IA@k: over the ideal ranking's).
+    ErrIa { normalized: bool },
+    /// alpha-DCG@k (alpha-nDCG@k: over the ideal ranking's).
+    AlphaDcg { normalized: bool },
+    /// NRBP (nNRBP: over the ideal ranking's).
+    Nrbp { normalized: bool },
+    /// MAP-IA: per subtopic its average precision, averaged.
+    ApIa,
+    /// P-IA@k: relevant (document, subtopic) pairs in the first k.
+    PIa,
+    /// StRecall@k: the subtopics covered in the first k.
+    StRecall,
 }
 
 /// Which retrieved documents a count counts.
@@ -317,6 +340,8 @@ impl Explain {
             Explain::RbpResid => "RbpResid",
             Explain::Err => "Err",
             Explain::Relstring => "Relstring",
+            Explain::Compat => "Compat",
+            Explain::Intent(_) => "Intent",
         }
     }
 
@@ -1068,6 +1093,7 @@ pub static KERNELS: &[KernelRecord] = &[
         "Intent-aware expected reciprocal rank (ndeval): per rank the novelty gain (each subtopic's gain 1, times 1 - alpha per earlier document relevant to it) over the rank, summed to k and, from k = 2, over the same sum with every subtopic covered at every rank.",
         &["ERR_IA@k"],
         &[ALPHA],
+        Intent::ErrIa { normalized: false },
     ),
     diverse(
         "nERR-IA",
@@ -1075,6 +1101,7 @@ pub static KERNELS: &[KernelRecord] = &[
         "ERR-IA@k over the ERR-IA@k of ndeval's greedy ideal ranking of the judged documents (0 where the run's alpha-DCG@k is 0).",
         &["nERR_IA@k"],
         &[ALPHA],
+        Intent::ErrIa { normalized: true },
     ),
     diverse(
         "alpha-DCG",
@@ -1082,6 +1109,7 @@ pub static KERNELS: &[KernelRecord] = &[
         "alpha-DCG@k (ndeval): novelty gains times ln 2 / ln(rank + 1), summed to k and, from k = 2, over the same sum with every subtopic covered at every rank.",
         &["alpha_DCG@k"],
         &[ALPHA],
+        Intent::AlphaDcg { normalized: false },
     ),
     diverse(
         "alpha-nDCG",
@@ -1089,6 +1117,7 @@ pub static KERNELS: &[KernelRecord] = &[
         "alpha-nDCG@k: alpha-DCG@k over that of ndeval's greedy ideal ranking (0 where alpha-DCG@k is 0).",
         &["alpha_nDCG@k"],
         &[ALPHA],
+        Intent::AlphaDcg { normalized: true },
     ),
     KernelRecord {
         max_cutoff: 0,
@@ -1099,6 +1128,7 @@ pub static KERNELS: &[KernelRecord] = &[
             "Novelty- and rank-biased precision (ndeval): novelty gains times beta^(rank - 1) over the whole ranking, times (1 - (1 - alpha) beta) over the number of subtopics.",
             &["NRBP"],
             &[ALPHA, BETA],
+        Intent::Nrbp { normalized: false },
         )
     },
     KernelRecord {
@@ -1110,6 +1140,7 @@ pub static KERNELS: &[KernelRecord] = &[
             "NRBP over the NRBP of ndeval's greedy ideal ranking (0 where that is 0: no document relevant, or alpha 0 with beta 1; ndeval divides 0 by 0 there).",
             &["nNRBP"],
             &[ALPHA, BETA],
+        Intent::Nrbp { normalized: true },
         )
     },
     KernelRecord {
@@ -1120,6 +1151,7 @@ pub static KERNELS: &[KernelRecord] = &[
             "Intent-aware average precision (ndeval): the average precision of the ranking judged by each subtopic alone, averaged over the subtopics.",
             &["AP_IA", "MAP_IA"],
             &[],
+        Intent::ApIa,
         )
     },
     diverse(
@@ -1128,6 +1160,7 @@ pub static KERNELS: &[KernelRecord] = &[
         "Intent-aware precision at k (ndeval): relevant (document, subtopic) pairs in the first k over k times the number of subtopics.",
         &["P_IA@k"],
         &[],
+        Intent::PIa,
     ),
     KernelRecord {
         ir_params: &["rel"],
@@ -1137,6 +1170,7 @@ pub static KERNELS: &[KernelRecord] = &[
             "Subtopic recall at k (ndeval): the subtopics some document of the first k is relevant to, over the number of subtopics.",
             &["StRecall@k"],
             &[],
+        Intent::StRecall,
         )
     },
     KernelRecord {
@@ -1148,6 +1182,7 @@ pub static KERNELS: &[KernelRecord] = &[
         ir_measures: &["Compat"],
         named: &[PERSISTENCE, NORMALIZE],
         overlap: true,
+        explain: Some(Explain::Compat),
         ..record(
             "Compat",
             irm::compat,
@@ -1228,8 +1263,10 @@ const fn diverse(
     help: &'static str,
     ir_measures: &'static [&'static str],
     named: &'static [NamedParam],
+    intent: Intent,
 ) -> KernelRecord {
     KernelRecord {
+        explain: Some(Explain::Intent(intent)),
         params: ParamKind::Named,
         naming: Naming::Named,
         in_trec_eval_9: false,

@@ -112,6 +112,8 @@ pub struct Subtopics {
     pub grade: Vec<f64>,
     /// How many distinct subtopics the file names.
     pub count: usize,
+    /// The subtopics' names, by their number.
+    pub names: Vec<Vec<u8>>,
 }
 
 /// The judgment groups of `qrels_jg`: one qrels query per (query, group), in that order (a
@@ -343,6 +345,7 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
         subtopic,
         grade,
         count: b.groups.ids.len(),
+        names: b.groups.ids.iter().map(<[u8]>::to_vec).collect(),
     }));
     Ok(outer)
 }
