@@ -366,7 +366,7 @@ def test_a_query_of_the_qrels_the_run_lacks_names_the_run(tmp_path):
     assert "'2'" in message and str(tmp_path / "r") in message
 
 
-@pytest.mark.parametrize("measure, why", [("prefs_simp", "-R prefs"), ("map_avgjg", "-R qrels_jg"),
+@pytest.mark.parametrize("measure, why", [("prefs_simp", "-R prefs"), ("prefs_pair", "pairs of documents"),
                                           ("runid", "per-query"), ("num_q", "per-query")])
 def test_measures_explain_does_not_show_are_refused_saying_why(measure, why):
     message = _one_line_error(["explain", "-m", measure, "--query", "1", *W], 1)
@@ -386,12 +386,11 @@ def test_explain_shows_every_measure_but_those_it_says_why_not():
     graded = [r["name"] for r in RECORDS if r["explain"] is None and r["relevance"] in ("qrels", "any")]
     # runid and num_q have no per-query computation
     assert sorted(graded) == ["num_q", "runid"]
-    # every diversity measure is shown; the preference and judgment-group measures say why not
-    assert all(r["explain"] for r in RECORDS if r["relevance"] == "subtopics")
+    # every diversity and judgment-group measure is shown; the preference measures say why not
+    assert all(r["explain"] for r in RECORDS if r["relevance"] in ("subtopics", "qrels_jg"))
     others = {r["relevance"] for r in RECORDS if r["explain"] is None} - {"qrels", "any"}
-    assert others == {"prefs", "qrels_jg"}
+    assert others == {"prefs"}
     assert all("pairs of documents" in REFUSALS[r["name"]] for r in RECORDS if r["relevance"] == "prefs")
-    assert all("judgment groups" in REFUSALS[r["name"]] for r in RECORDS if r["relevance"] == "qrels_jg")
 
 
 @pytest.mark.parametrize("args", [
@@ -871,3 +870,55 @@ def test_a_diversity_measure_needs_subtopics():
     message = _one_line_error(["explain", "-R", "subtopics", "-m", "map", "--query", "101",
                                str(DIVERSITY / "qrels.txt"), str(DIVERSITY / "run.txt")], 1)
     assert "'map'" in message and "-R qrels" in message
+
+
+# ---------------------------------------------------------------- judgment groups (-R qrels_jg)
+
+RELATIONS = CASES.parent / "relations"
+#: The judgment-group cases the live conformance generator recorded (both modes), and the
+#: measures explained on each beside the case's own.
+JG_CASES = [(c.name, mode) for c in sorted(RELATIONS.iterdir()) if c.is_dir()
+            and json.loads((c / "case.json").read_text())["rel_format"] == "qrels_jg" for mode in ("10", "9")
+            if not json.loads((c / "case.json").read_text())["expect"].get(mode, {}).get("error")]
+JG_MEASURES = ["map_avgjg", "P_avgjg", "P_avgjg.1,3,7", "Rprec_mult_avgjg", "Rprec_mult_avgjg.0.5,1.5"]
+
+
+@pytest.mark.parametrize("case_id, mode", JG_CASES)
+def test_judgment_group_explanations_are_the_evaluations(case_id: str, mode: str) -> None:
+    """Each _avgjg line's value, the kernel's and the one the explanation computes from each
+    group's walkthrough, is the evaluation's per-query value, bit for bit."""
+    case = json.loads((RELATIONS / case_id / "case.json").read_text())
+    options = parsed([a for a in case["args"] if a not in ("QRELS", "RUN")])
+    level = integer_option(options["level"], "-l") if options["level"] is not None else 1
+    kw = dict(relevance_level=level, judged_only=options["judged_only"],
+              max_docs=integer_option(options["max_docs"], "-M", 0), compat=mode, rel_format="qrels_jg")
+    qrels, run = str(RELATIONS / case_id / "qrels.txt"), str(RELATIONS / case_id / "run.txt")
+    checked = 0
+    for measure in JG_MEASURES:
+        try:
+            result = Evaluator(qrels, measures=[measure], **kw).evaluate(run)
+        except TrecgainError as err:
+            assert "no query has both" in str(err), err
+            continue
+        for qid, values in result.per_query.items():
+            e = explain(qrels, run, measure, qid, **kw)
+            (side,) = e.sides
+            assert list(side.values) == list(values)
+            for line, value in values.items():
+                assert bits(side.values[line]) == bits(value), (case_id, measure, qid, line)
+                assert bits(side.own[line]) == bits(value), (case_id, measure, qid, line, "own")
+                checked += 1
+    assert checked
+
+
+def test_judgment_groups_by_hand(tmp_path):
+    """Groups A (a relevant, b not) and B (b relevant); ranking b, a, c: AP 1/2 in A, 1 in B."""
+    (tmp_path / "q").write_text("1 A a 1\n1 A b 0\n1 B b 2\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 3 t\n1 Q0 a 2 2 t\n1 Q0 c 3 1 t\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    e = explain(*files, "map_avgjg", "1", rel_format="qrels_jg")
+    assert e.sides[0].own["map_avgjg"] == pytest.approx((0.5 + 1.0) / 2)
+    assert e.parts == [("judgment groups", 2.0), ("group A", 0.5), ("group B", 1.0)]
+    assert [r["detail"] for r in e.sides[0].rows] == ["A:0,B:2", "A:1,B:-", "A:-,B:-"]
+    out = run_cli(["explain", "-R", "qrels_jg", "-m", "P_avgjg.1", "--query", "1", *files])
+    assert out.rc == 0 and "group A at 1: 0" in out.stdout.decode() and "group B at 1: 1" in out.stdout.decode()

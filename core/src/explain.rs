@@ -23,7 +23,7 @@ use crate::options::{Compat, Discount, GainSpec, Options, Request, Summary, Ties
 use crate::rank::{rank_query, rank_query_by, sort_score, text, tie_groups, tie_runs, Grouping};
 use crate::read::{Qrels, Relations, Run};
 use crate::relations::{compat_ideal, relate, Ranking, Related};
-use crate::steps::{walk as walk_steps, Part, Step};
+use crate::steps::{averaged_groups, walk as walk_steps, Part, Step};
 
 /// The measures explain can show: those whose record says how (`KernelRecord::explain`).
 pub fn supported() -> Vec<&'static str> {
@@ -181,7 +181,12 @@ pub fn explain(
     min_rows: usize,
 ) -> Result<Explanation> {
     let (record, shape) = explained(request)?;
-    let (rows, ranked, whole_ranking) = ranking(qrels, run, query, options)?;
+    let Prepared {
+        rows,
+        ranked,
+        whole_ranking,
+        before_j,
+    } = ranking(qrels, run, query, options)?;
     let mut judged = Vec::new();
     judged_grades(qrels, query, &mut judged);
     // Compat and the diversity measures: the query joined as the driver joins it, and their
@@ -189,6 +194,18 @@ pub fn explain(
     let ascending = record.overlap || record.relevance == Relevance::Subtopics;
     let mut related = Related::default();
     let (mut shown_rows, mut shown_whole) = (rows.clone(), whole_ranking.clone());
+    if record.relevance == Relevance::Groups {
+        // each group labels the ranking before -J, and -J drops what that group does not judge
+        shown_rows.clone_from(&before_j);
+        let grouping = Grouping::new(run, qrels);
+        let ranking = Ranking {
+            ranked: &before_j,
+            lines: grouping.lines(query),
+            stand_in: false,
+            overlap: false,
+        };
+        relate(query, &ranking, run, qrels, options, &mut related)?;
+    }
     if ascending {
         let grouping = Grouping::new(run, qrels);
         let lines = grouping.lines(query);
@@ -222,7 +239,7 @@ pub fn explain(
         stand_in: false,
         tally: None,
         ties: None,
-        groups: &[],
+        groups: &related.groups,
         prefs: None,
         subtopics: related.subtopics.as_ref(),
         overlap: related.overlap.as_ref(),
@@ -357,6 +374,22 @@ pub fn explain(
                     subtopics: &subtopics,
                 };
                 diversity_steps(intent, &query_seen, request, options, &names)?
+            }
+            Shape::AvgJg(base) => {
+                let names = group_names(qrels, query);
+                let ranks = shown_rows.len();
+                let mut w = averaged_groups(
+                    *base,
+                    &query_seen,
+                    request,
+                    options,
+                    &mut notes,
+                    (&names, ranks),
+                )?;
+                for (step, &row) in w.steps.iter_mut().zip(&shown_rows) {
+                    step.detail = Some(group_grades(qrels, query, run.docnos.get(row)));
+                }
+                w
             }
             _ => walk_steps(shape, &query_seen, request, options, &mut notes)?,
         };
@@ -530,6 +563,41 @@ fn relevance_values(qrels: &Qrels, run: &Run, query: usize, rows: &[usize]) -> V
         .collect()
 }
 
+/// The names of query `query`'s judgment groups (-R qrels_jg), in the evaluation's order.
+fn group_names(qrels: &Qrels, query: usize) -> Vec<String> {
+    let Relations::Groups(groups) = &qrels.relations else {
+        return Vec::new();
+    };
+    groups
+        .of(query)
+        .map(|gq| {
+            let id = groups.qrels.qids.get(gq);
+            let name = id
+                .iter()
+                .position(|&b| b == 0)
+                .map_or(id, |at| &id[at + 1..]);
+            text(name)
+        })
+        .collect()
+}
+
+/// A document's grade in each judgment group of query `query` ('-': the group does not judge it).
+fn group_grades(qrels: &Qrels, query: usize, docno: &[u8]) -> String {
+    let Relations::Groups(groups) = &qrels.relations else {
+        return String::new();
+    };
+    let names = group_names(qrels, query);
+    groups
+        .of(query)
+        .zip(&names)
+        .map(|(gq, name)| match groups.qrels.judgment(gq, docno) {
+            Some(j) => format!("{name}:{}", groups.qrels.grades[j]),
+            None => format!("{name}:-"),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// The names of a diversity query's subtopics, as the file names them.
 fn subtopic_names(qrels: &Qrels, topic: Option<&crate::measures::diversity::Topic>) -> Vec<String> {
     let (Relations::Subtopics(subtopics), Some(topic)) = (&qrels.relations, topic) else {
@@ -547,15 +615,21 @@ fn subtopic_names(qrels: &Qrels, topic: Option<&crate::measures::diversity::Topi
         .collect()
 }
 
-/// The query's ranking as the evaluation prepares it (`prepare_query`, then -J): its run
-/// lines in rank order, their relevance values, and the whole ranking without -M (the ties
-/// beyond the cut); an error when the run has no ranking for it.
-fn ranking(
-    qrels: &Qrels,
-    run: &Run,
-    query: usize,
-    options: &Options,
-) -> Result<(Vec<usize>, Vec<f64>, Vec<usize>)> {
+/// A query's ranking as the evaluation prepares it.
+struct Prepared {
+    /// Its run lines in rank order (after -M and -J).
+    rows: Vec<usize>,
+    /// Their relevance values.
+    ranked: Vec<f64>,
+    /// The whole ranking without -M (the ties beyond the cut).
+    whole_ranking: Vec<usize>,
+    /// Its run lines before -J.
+    before_j: Vec<usize>,
+}
+
+/// The query's ranking as the evaluation prepares it (`prepare_query`, then -J); an error
+/// when the run has no ranking for it.
+fn ranking(qrels: &Qrels, run: &Run, query: usize, options: &Options) -> Result<Prepared> {
     let grouping = Grouping::new(run, qrels);
     if !grouping.in_run.get(query).copied().unwrap_or(false) {
         return Err(Error::in_file(
@@ -584,13 +658,19 @@ fn ranking(
         ..options.clone()
     };
     rank_query(&mut whole_ranking, run, &unlimited);
+    let before_j = rows.clone();
     if options.judged_only {
         let mut kept = Vec::new();
         only_judged(&ranked, &mut kept);
         rows = judged_rows(&rows, &ranked, &kept);
         ranked = kept;
     }
-    Ok((rows, ranked, whole_ranking))
+    Ok(Prepared {
+        rows,
+        ranked,
+        whole_ranking,
+        before_j,
+    })
 }
 
 /// The gain rule the kernel used: ndcg_p's exponential gains, else the request's or the
@@ -995,7 +1075,8 @@ mod tests {
             },
         ];
         let records = KERNELS.iter().filter(|k| {
-            k.explain.is_some_and(|e| !e.is_dcg()) && k.relevance != Relevance::Subtopics
+            k.explain.is_some_and(|e| !e.is_dcg())
+                && matches!(k.relevance, Relevance::Grades | Relevance::Any)
         });
         let mut checked = 0;
         for k in records {

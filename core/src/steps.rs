@@ -295,11 +295,83 @@ pub fn walk(
         Shape::Ndcg | Shape::NdcgCut | Shape::Dcg | Shape::Ideal | Shape::Cg => {
             unreachable!("the DCG family is explained by explain::Walk")
         }
-        Shape::Compat | Shape::Intent(_) => {
-            unreachable!("Compat and the diversity measures are explained by ideal_steps")
+        Shape::Compat | Shape::Intent(_) | Shape::AvgJg(_) => {
+            unreachable!("explained by ideal_steps and steps::averaged_groups")
         }
     }
     w.shown = w.shown.min(w.steps.len());
+    Ok(w)
+}
+
+/// A measure averaged over judgment groups: `base` walked on each group's view of the query
+/// (`names`: the groups'), each line's values added in group order from 0, and divided by the
+/// number of groups when there is more than one (trec_eval's `_avgjg` rule). The steps are the
+/// `ranks` ranks of the ranking before -J (the caller adds each document's grade per group).
+pub fn averaged_groups(
+    base: Shape,
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    notes: &mut Notes,
+    (names, ranks): (&[String], usize),
+) -> Result<Walkthrough> {
+    let empty = Query {
+        ranked: &[],
+        judged: &[],
+        groups: &[],
+        tally: None,
+        ties: None,
+        ..*q
+    };
+    let mut w = walk(base, &empty, request, options, notes)?;
+    let lines = w.own.len();
+    let mut sums = vec![0.0; lines];
+    w.parts.clear();
+    for (g, group) in q.groups.iter().enumerate() {
+        let view = Query {
+            ranked: &group.ranked,
+            judged: &group.judged,
+            groups: &[],
+            tally: None,
+            ties: None,
+            ..empty
+        };
+        let one = walk(base, &view, request, options, notes)?;
+        let name = names.get(g).map_or("?", String::as_str);
+        for (line, (sum, value)) in sums.iter_mut().zip(&one.own).enumerate() {
+            *sum += value;
+            let which = match (request.cutoffs.get(line), lines > 1) {
+                (Some(k), _) => format!(" at {k}"),
+                (None, true) => numbers_or(request, &defaults::R_MULTIPLIERS)
+                    .get(line)
+                    .map_or_else(String::new, |m| format!(" at m = {m}")),
+                (None, false) => String::new(),
+            };
+            w.parts.push(part(format!("group {name}{which}"), *value));
+        }
+    }
+    if q.groups.len() > 1 {
+        let n = q.groups.len() as f64;
+        sums.iter_mut().for_each(|v| *v /= n);
+    }
+    w.parts
+        .insert(0, part("judgment groups", q.groups.len() as f64));
+    w.own = sums;
+    w.steps = (1..=ranks)
+        .map(|rank| Step {
+            rank,
+            ..Step::default()
+        })
+        .collect();
+    w.shown = ranks;
+    if let Some(&k) = request.cutoffs.last() {
+        w.shown = w.shown.min(k);
+    }
+    w.columns = vec![("detail", "grade per group")];
+    w.formula = format!(
+        "the measure on each judgment group's qrels (the ranking labeled by that group alone), added in group order, over the number of groups (when more than one); on each group: {}",
+        w.formula
+    );
     Ok(w)
 }
 

@@ -236,6 +236,9 @@ pub enum Explain {
     /// A diversity measure (-R subtopics): per rank the document's subtopics, each one's count
     /// so far, the novelty gain, its discount and the running sum, beside ndeval's ideal.
     Intent(Intent),
+    /// A measure averaged over judgment groups (-R qrels_jg): the shape's computation on each
+    /// group's qrels, added in group order, over the number of groups.
+    AvgJg(&'static Explain),
 }
 
 /// The diversity measure an `Explain::Intent` shows.
@@ -342,6 +345,7 @@ impl Explain {
             Explain::Relstring => "Relstring",
             Explain::Compat => "Compat",
             Explain::Intent(_) => "Intent",
+            Explain::AvgJg(_) => "AvgJg",
         }
     }
 
@@ -951,6 +955,7 @@ pub static KERNELS: &[KernelRecord] = &[
     ),
     KernelRecord {
         relevance: Relevance::Groups,
+        explain: Some(Explain::AvgJg(&Explain::Ap(Average::Whole))),
         ..record(
             "map_avgjg",
             jg::map_avgjg,
@@ -959,6 +964,7 @@ pub static KERNELS: &[KernelRecord] = &[
     },
     KernelRecord {
         relevance: Relevance::Groups,
+        explain: Some(Explain::AvgJg(&Explain::AtCutoff(Ratio::Precision))),
         ..at(
             "P_avgjg",
             jg::p_avgjg,
@@ -971,6 +977,7 @@ pub static KERNELS: &[KernelRecord] = &[
         naming: Naming::Points,
         default_numbers: &defaults::R_MULTIPLIERS,
         relevance: Relevance::Groups,
+        explain: Some(Explain::AvgJg(&Explain::RprecMult)),
         ..record(
             "Rprec_mult_avgjg",
             jg::rprec_mult_avgjg,
