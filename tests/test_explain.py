@@ -366,8 +366,7 @@ def test_a_query_of_the_qrels_the_run_lacks_names_the_run(tmp_path):
     assert "'2'" in message and str(tmp_path / "r") in message
 
 
-@pytest.mark.parametrize("measure, why", [("prefs_simp", "-R prefs"), ("prefs_pair", "pairs of documents"),
-                                          ("runid", "per-query"), ("num_q", "per-query")])
+@pytest.mark.parametrize("measure, why", [("runid", "per-query"), ("num_q", "per-query")])
 def test_measures_explain_does_not_show_are_refused_saying_why(measure, why):
     message = _one_line_error(["explain", "-m", measure, "--query", "1", *W], 1)
     assert f"'{measure}'" in message and why in message
@@ -386,11 +385,8 @@ def test_explain_shows_every_measure_but_those_it_says_why_not():
     graded = [r["name"] for r in RECORDS if r["explain"] is None and r["relevance"] in ("qrels", "any")]
     # runid and num_q have no per-query computation
     assert sorted(graded) == ["num_q", "runid"]
-    # every diversity and judgment-group measure is shown; the preference measures say why not
-    assert all(r["explain"] for r in RECORDS if r["relevance"] in ("subtopics", "qrels_jg"))
-    others = {r["relevance"] for r in RECORDS if r["explain"] is None} - {"qrels", "any"}
-    assert others == {"prefs"}
-    assert all("pairs of documents" in REFUSALS[r["name"]] for r in RECORDS if r["relevance"] == "prefs")
+    # every diversity, judgment-group and preference measure is shown
+    assert all(r["explain"] for r in RECORDS if r["relevance"] not in ("qrels", "any"))
 
 
 @pytest.mark.parametrize("args", [
@@ -420,7 +416,7 @@ def test_bad_values_exit_1(args):
 
 
 def test_library_errors_are_trecgain_errors():
-    with pytest.raises(TrecgainError, match="'prefs_simp'"):
+    with pytest.raises(TrecgainError, match="prefs_simp.*-R prefs"):
         explain(*W, "prefs_simp", "1")
     with pytest.raises(TrecgainError, match="'7'"):
         explain(*W, "ndcg", "7")
@@ -872,29 +868,42 @@ def test_a_diversity_measure_needs_subtopics():
     assert "'map'" in message and "-R qrels" in message
 
 
-# ---------------------------------------------------------------- judgment groups (-R qrels_jg)
+# ---------------------------------------------------------------- judgment groups and preferences
 
 RELATIONS = CASES.parent / "relations"
-#: The judgment-group cases the live conformance generator recorded (both modes), and the
-#: measures explained on each beside the case's own.
-JG_CASES = [(c.name, mode) for c in sorted(RELATIONS.iterdir()) if c.is_dir()
-            and json.loads((c / "case.json").read_text())["rel_format"] == "qrels_jg" for mode in ("10", "9")
-            if not json.loads((c / "case.json").read_text())["expect"].get(mode, {}).get("error")]
-JG_MEASURES = ["map_avgjg", "P_avgjg", "P_avgjg.1,3,7", "Rprec_mult_avgjg", "Rprec_mult_avgjg.0.5,1.5"]
+#: The measures explained on each recorded case of a relevance format, beside the case's own.
+RELATION_MEASURES = {
+    "qrels_jg": ["map_avgjg", "P_avgjg", "P_avgjg.1,3,7", "Rprec_mult_avgjg", "Rprec_mult_avgjg.0.5,1.5"],
+    "prefs": [m for m in SUPPORTED if BY_NAME[m].relevance == "prefs"],
+}
+RELATION_MEASURES["qrels_prefs"] = RELATION_MEASURES["prefs"]
 
 
-@pytest.mark.parametrize("case_id, mode", JG_CASES)
-def test_judgment_group_explanations_are_the_evaluations(case_id: str, mode: str) -> None:
-    """Each _avgjg line's value, the kernel's and the one the explanation computes from each
-    group's walkthrough, is the evaluation's per-query value, bit for bit."""
+def _relation_cases() -> list[tuple[str, str]]:
+    """The judgment-group and preference cases the live conformance generator recorded, in
+    each mode where the case evaluates."""
+    out = []
+    for c in sorted(RELATIONS.iterdir()):
+        case = json.loads((c / "case.json").read_text()) if c.is_dir() else None
+        if case and case["rel_format"] in RELATION_MEASURES:
+            out += [(c.name, m) for m in ("10", "9") if not case["expect"].get(m, {}).get("error")]
+    return out
+
+
+@pytest.mark.parametrize("case_id, mode", _relation_cases())
+def test_relation_explanations_are_the_evaluations(case_id: str, mode: str) -> None:
+    """Each judgment-group and preference line's value, the kernel's and the one the
+    explanation computes from each group's walkthrough or counts, is the evaluation's per-query
+    value, bit for bit (a NaN the same NaN)."""
     case = json.loads((RELATIONS / case_id / "case.json").read_text())
     options = parsed([a for a in case["args"] if a not in ("QRELS", "RUN")])
     level = integer_option(options["level"], "-l") if options["level"] is not None else 1
+    rel_format = case["rel_format"]
     kw = dict(relevance_level=level, judged_only=options["judged_only"],
-              max_docs=integer_option(options["max_docs"], "-M", 0), compat=mode, rel_format="qrels_jg")
+              max_docs=integer_option(options["max_docs"], "-M", 0), compat=mode, rel_format=rel_format)
     qrels, run = str(RELATIONS / case_id / "qrels.txt"), str(RELATIONS / case_id / "run.txt")
     checked = 0
-    for measure in JG_MEASURES:
+    for measure in RELATION_MEASURES[rel_format]:
         try:
             result = Evaluator(qrels, measures=[measure], **kw).evaluate(run)
         except TrecgainError as err:
@@ -909,6 +918,25 @@ def test_judgment_group_explanations_are_the_evaluations(case_id: str, mode: str
                 assert bits(side.own[line]) == bits(value), (case_id, measure, qid, line, "own")
                 checked += 1
     assert checked
+
+
+def test_preferences_by_hand(tmp_path):
+    """One group prefers a (level 2) to b (1) to c (0): a > b, a > c, b > c. The ranking b, a
+    (c not retrieved): a > b broken; a > c and b > c fulfilled (only the preferred one retrieved)."""
+    (tmp_path / "q").write_text("1 g 1 a 2\n1 g 1 b 1\n1 g 1 c 0\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 3 t\n1 Q0 a 2 2 t\n1 Q0 x 3 1 t\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    expected = {"prefs_num_prefs_poss": 3, "prefs_num_prefs_ful": 2, "prefs_num_prefs_ful_ret": 0,
+                "prefs_simp": 2 / 3, "prefs_simp_ret": 0.0, "prefs_simp_imp": 2 / 3, "prefs_avgjg": 2 / 3}
+    for measure, value in expected.items():
+        e = explain(*files, measure, "1", rel_format="prefs")
+        assert e.sides[0].own[measure] == pytest.approx(value), measure
+    e = explain(*files, "prefs_simp", "1", rel_format="prefs")
+    assert ("group 1: fulfilled", 2.0) in e.parts and ("group 1: possible", 3.0) in e.parts
+    assert [(r["docno"], r["counted"], r["count"]) for r in e.sides[0].rows] == \
+        [(b"b", True, 1), (b"a", True, 2), (b"x", False, 2)]
+    out = run_cli(["explain", "-R", "prefs", "-m", "prefs_pair", "--query", "1", *files])
+    assert out.rc == 0 and "share of those groups the ranking agrees with" in out.stdout.decode()
 
 
 def test_judgment_groups_by_hand(tmp_path):

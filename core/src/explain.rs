@@ -20,6 +20,7 @@ use crate::measures::gains::{GainRule, Gains};
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, Explain as Shape, KernelRecord, Notes, Query, Relevance, KERNELS};
 use crate::options::{Compat, Discount, GainSpec, Options, Request, Summary, Ties};
+use crate::pref_steps::preference as preference_steps;
 use crate::rank::{rank_query, rank_query_by, sort_score, text, tie_groups, tie_runs, Grouping};
 use crate::read::{Qrels, Relations, Run};
 use crate::relations::{compat_ideal, relate, Ranking, Related};
@@ -181,6 +182,7 @@ pub fn explain(
     min_rows: usize,
 ) -> Result<Explanation> {
     let (record, shape) = explained(request)?;
+    check_format(record, qrels)?;
     let Prepared {
         rows,
         ranked,
@@ -191,37 +193,36 @@ pub fn explain(
     judged_grades(qrels, query, &mut judged);
     // Compat and the diversity measures: the query joined as the driver joins it, and their
     // own ranking (ties by docno ascending), which the steps and tie groups show
-    let ascending = record.overlap || record.relevance == Relevance::Subtopics;
+    // the formats beyond qrels, and Compat: the query joined as the driver joins it; Compat,
+    // the diversity and the preference measures rank ties by docno ascending, and the steps
+    // and tie groups show that ranking
+    let ascending = record.overlap
+        || matches!(
+            record.relevance,
+            Relevance::Subtopics | Relevance::Preferences
+        );
     let mut related = Related::default();
     let (mut shown_rows, mut shown_whole) = (rows.clone(), whole_ranking.clone());
-    if record.relevance == Relevance::Groups {
+    if ascending || record.relevance == Relevance::Groups {
         // each group labels the ranking before -J, and -J drops what that group does not judge
-        shown_rows.clone_from(&before_j);
-        let grouping = Grouping::new(run, qrels);
-        let ranking = Ranking {
-            ranked: &before_j,
-            lines: grouping.lines(query),
-            stand_in: false,
-            overlap: false,
-        };
-        relate(query, &ranking, run, qrels, options, &mut related)?;
-    }
-    if ascending {
         let grouping = Grouping::new(run, qrels);
         let lines = grouping.lines(query);
         let ranking = Ranking {
-            ranked: &rows,
+            ranked: &before_j,
             lines,
             stand_in: false,
             overlap: record.overlap,
         };
         relate(query, &ranking, run, qrels, options, &mut related)?;
-        shown_rows = ranked_ascending(lines, run, options);
-        let unlimited = Options {
-            max_docs: None,
-            ..options.clone()
-        };
-        shown_whole = ranked_ascending(lines, run, &unlimited);
+        shown_rows.clone_from(&before_j);
+        if ascending {
+            shown_rows = ranked_ascending(lines, run, options);
+            let unlimited = Options {
+                max_docs: None,
+                ..options.clone()
+            };
+            shown_whole = ranked_ascending(lines, run, &unlimited);
+        }
         if let Some(topic) = related.subtopics.as_ref() {
             if request.judged_only || options.judged_only {
                 shown_rows = shown_rows
@@ -240,7 +241,7 @@ pub fn explain(
         tally: None,
         ties: None,
         groups: &related.groups,
-        prefs: None,
+        prefs: related.prefs.as_ref(),
         subtopics: related.subtopics.as_ref(),
         overlap: related.overlap.as_ref(),
     };
@@ -390,6 +391,10 @@ pub fn explain(
                     step.detail = Some(group_grades(qrels, query, run.docnos.get(row)));
                 }
                 w
+            }
+            Shape::Preference(kind) => {
+                let values = relevance_values(qrels, run, query, &shown_rows);
+                preference_steps(kind, &query_seen, &values)?
             }
             _ => walk_steps(shape, &query_seen, request, options, &mut notes)?,
         };
@@ -541,6 +546,35 @@ pub fn refusal(record: &KernelRecord) -> String {
         ),
         _ => format!("explain does not show '{name}'"),
     }
+}
+
+/// The `-R` that reads judgments of a kind.
+fn format_of(relevance: Relevance) -> &'static str {
+    match relevance {
+        Relevance::Any | Relevance::Grades => "-R qrels",
+        Relevance::Groups => "-R qrels_jg",
+        Relevance::Preferences => "-R prefs or qrels_prefs",
+        Relevance::Subtopics => "-R subtopics",
+    }
+}
+
+/// An error unless the qrels hold the judgments the measure reads.
+fn check_format(record: &KernelRecord, qrels: &Qrels) -> Result<()> {
+    let held = match &qrels.relations {
+        Relations::Grades => Relevance::Grades,
+        Relations::Groups(_) => Relevance::Groups,
+        Relations::Preferences(_) => Relevance::Preferences,
+        Relations::Subtopics(_) => Relevance::Subtopics,
+    };
+    if record.relevance == Relevance::Any || record.relevance == held {
+        return Ok(());
+    }
+    Err(Error::new(format!(
+        "measure '{}' needs {}, and the qrels were read as {}",
+        record.name,
+        format_of(record.relevance),
+        format_of(held)
+    )))
 }
 
 /// A query's run lines ranked as ir_measures and ndeval rank them: score descending, ties by

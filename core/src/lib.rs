@@ -12,6 +12,7 @@ pub mod label;
 pub mod measures;
 pub mod options;
 pub mod output;
+pub mod pref_steps;
 pub mod printf;
 pub mod rank;
 pub mod read;

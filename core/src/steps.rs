@@ -295,8 +295,8 @@ pub fn walk(
         Shape::Ndcg | Shape::NdcgCut | Shape::Dcg | Shape::Ideal | Shape::Cg => {
             unreachable!("the DCG family is explained by explain::Walk")
         }
-        Shape::Compat | Shape::Intent(_) | Shape::AvgJg(_) => {
-            unreachable!("explained by ideal_steps and steps::averaged_groups")
+        Shape::Compat | Shape::Intent(_) | Shape::AvgJg(_) | Shape::Preference(_) => {
+            unreachable!("explained by ideal_steps, pref_steps and steps::averaged_groups")
         }
     }
     w.shown = w.shown.min(w.steps.len());

@@ -239,6 +239,31 @@ pub enum Explain {
     /// A measure averaged over judgment groups (-R qrels_jg): the shape's computation on each
     /// group's qrels, added in group order, over the number of groups.
     AvgJg(&'static Explain),
+    /// A preference measure (-R prefs, qrels_prefs): the counts of preferences per judgment
+    /// group, and how they make the value (core/src/pref_steps.rs).
+    Preference(Preference),
+}
+
+/// What a preference measure takes of its counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preference {
+    /// A count summed over the groups: fulfilled (else possible) preferences of the kinds
+    /// counted (`implied`: exactly one document retrieved; `absent`: neither).
+    Count {
+        fulfilled: bool,
+        implied: bool,
+        absent: bool,
+    },
+    /// Fulfilled over possible, summed over the groups (prefs_simp).
+    Simple { implied: bool, absent: bool },
+    /// Per group fulfilled over possible, averaged (prefs_avgjg).
+    PerGroup { implied: bool, absent: bool },
+    /// prefs_avgjg with as many nonrelevant documents as relevant ones (`retrieved`: of the
+    /// retrieved documents).
+    Rnonrel { retrieved: bool },
+    /// Per pair of documents the share of groups agreeing, averaged over the pairs of the kinds
+    /// counted (prefs_pair).
+    Pair { implied: bool, absent: bool },
 }
 
 /// The diversity measure an `Explain::Intent` shows.
@@ -346,6 +371,7 @@ impl Explain {
             Explain::Compat => "Compat",
             Explain::Intent(_) => "Intent",
             Explain::AvgJg(_) => "AvgJg",
+            Explain::Preference(_) => "Preference",
         }
     }
 
@@ -887,71 +913,85 @@ pub static KERNELS: &[KernelRecord] = &[
         "prefs_num_prefs_poss",
         prefs::num_prefs_poss,
         "Preferences possible (-R prefs or qrels_prefs): every judged preference A > B, whether A, B, both or neither is retrieved; the summary is the sum.",
+    Preference::Count { fulfilled: false, implied: true, absent: true },
     ),
     pref_count(
         "prefs_num_prefs_ful",
         prefs::num_prefs_ful,
         "Preferences fulfilled: A ranked above B, or A retrieved and B not; the summary is the sum.",
+    Preference::Count { fulfilled: true, implied: true, absent: true },
     ),
     pref_count(
         "prefs_num_prefs_ful_ret",
         prefs::num_prefs_ful_ret,
         "Preferences fulfilled with A and B both retrieved; the summary is the sum.",
+    Preference::Count { fulfilled: true, implied: false, absent: false },
     ),
     pref(
         "prefs_simp",
         prefs::simp,
         "Preferences fulfilled over preferences possible (a pair of which neither is retrieved counts as not fulfilled).",
+    Preference::Simple { implied: true, absent: true },
     ),
     pref(
         "prefs_pair",
         prefs::pair,
         "Per pair of documents some judgment group orders, the share of those groups the ranking agrees with, averaged over the pairs.",
+    Preference::Pair { implied: true, absent: true },
     ),
     pref(
         "prefs_avgjg",
         prefs::avgjg,
         "prefs_simp per judgment group, averaged over the groups.",
+    Preference::PerGroup { implied: true, absent: true },
     ),
     pref(
         "prefs_avgjg_Rnonrel",
         prefs::avgjg_rnonrel,
         "prefs_avgjg with each group's nonrelevant documents (level 0) made as many as its relevant ones.",
+    Preference::Rnonrel { retrieved: false },
     ),
     pref(
         "prefs_simp_ret",
         prefs::simp_ret,
         "prefs_simp over the pairs of retrieved documents only.",
+    Preference::Simple { implied: false, absent: false },
     ),
     pref(
         "prefs_pair_ret",
         prefs::pair_ret,
         "prefs_pair over the pairs of retrieved documents only.",
+    Preference::Pair { implied: false, absent: false },
     ),
     pref(
         "prefs_avgjg_ret",
         prefs::avgjg_ret,
         "prefs_avgjg over the pairs of retrieved documents only.",
+    Preference::PerGroup { implied: false, absent: false },
     ),
     pref(
         "prefs_avgjg_Rnonrel_ret",
         prefs::avgjg_rnonrel_ret,
         "prefs_avgjg_Rnonrel over the retrieved documents only.",
+    Preference::Rnonrel { retrieved: true },
     ),
     pref(
         "prefs_simp_imp",
         prefs::simp_imp,
         "prefs_simp without the pairs of which neither document is retrieved.",
+    Preference::Simple { implied: true, absent: false },
     ),
     pref(
         "prefs_pair_imp",
         prefs::pair_imp,
         "prefs_pair without the pairs of which neither document is retrieved.",
+    Preference::Pair { implied: true, absent: false },
     ),
     pref(
         "prefs_avgjg_imp",
         prefs::avgjg_imp,
         "prefs_avgjg without the pairs of which neither document is retrieved.",
+    Preference::PerGroup { implied: true, absent: false },
     ),
     KernelRecord {
         relevance: Relevance::Groups,
@@ -1289,19 +1329,30 @@ const fn diverse(
 }
 
 /// A preference measure's record (`-R prefs`, `-R qrels_prefs`).
-const fn pref(name: &'static str, compute: Kernel, help: &'static str) -> KernelRecord {
+const fn pref(
+    name: &'static str,
+    compute: Kernel,
+    help: &'static str,
+    explain: Preference,
+) -> KernelRecord {
     KernelRecord {
         relevance: Relevance::Preferences,
+        explain: Some(Explain::Preference(explain)),
         ..record(name, compute, help)
     }
 }
 
 /// A preference count's record: a whole number per query, summed.
-const fn pref_count(name: &'static str, compute: Kernel, help: &'static str) -> KernelRecord {
+const fn pref_count(
+    name: &'static str,
+    compute: Kernel,
+    help: &'static str,
+    explain: Preference,
+) -> KernelRecord {
     KernelRecord {
         value: Value::Count,
         summary: Summary::Sum,
-        ..pref(name, compute, help)
+        ..pref(name, compute, help, explain)
     }
 }
 
