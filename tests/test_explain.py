@@ -950,3 +950,26 @@ def test_judgment_groups_by_hand(tmp_path):
     assert [r["detail"] for r in e.sides[0].rows] == ["A:0,B:2", "A:1,B:-", "A:-,B:-"]
     out = run_cli(["explain", "-R", "qrels_jg", "-m", "P_avgjg.1", "--query", "1", *files])
     assert out.rc == 0 and "group A at 1: 0" in out.stdout.decode() and "group B at 1: 1" in out.stdout.decode()
+
+
+def test_the_readme_examples_are_real_output(monkeypatch):
+    """Each `$ trecgain explain ...` block of the README's explain section (a command without a
+    pipe, its output not abbreviated with '...') prints what the README shows."""
+    import shlex
+
+    from conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Explaining a number: trecgain explain", 1)[1].split("\n## ", 1)[0]
+    blocks = [b for b in section.split("```")[1::2] if b.lstrip("\n").startswith("$ trecgain explain")]
+    checked = []
+    for block in blocks:
+        command, _, shown = block.strip("\n").partition("\n")
+        if "|" in command or "..." in shown.splitlines():
+            continue
+        out = run_cli(shlex.split(command)[2:])
+        assert out.rc == 0, out.stderr
+        assert out.stdout.decode().rstrip("\n") == shown.rstrip("\n"), command
+        checked.append(command)
+    assert any("Compat" in c for c in checked) and any("-R subtopics" in c for c in checked)

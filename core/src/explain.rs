@@ -534,14 +534,8 @@ fn explained(request: &Request) -> Result<(&'static KernelRecord, Shape)> {
 /// Why explain does not show a measure its record leaves without a shape (one line).
 pub fn refusal(record: &KernelRecord) -> String {
     let name = record.name;
-    match (record.relevance, record.summary) {
-        (Relevance::Preferences, _) => format!(
-            "explain does not show '{name}' yet: it reads preferences (-R prefs or qrels_prefs) and counts pairs of documents (A judged above B, and whether the ranking agrees), not ranks, so a table of ranks does not lay it out"
-        ),
-        (Relevance::Groups, _) => format!(
-            "explain does not show '{name}' yet: it averages a measure over judgment groups (-R qrels_jg), each with its own qrels; explain that measure on one group's qrels (-R qrels) instead"
-        ),
-        (_, Summary::Tag | Summary::Count) => format!(
+    match record.summary {
+        Summary::Tag | Summary::Count => format!(
             "explain does not show '{name}': it has no per-query computation (its summary line names the run or counts the queries)"
         ),
         _ => format!("explain does not show '{name}'"),

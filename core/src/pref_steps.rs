@@ -167,14 +167,12 @@ pub fn preference(kind: Preference, q: &Query, ranked: &[f64]) -> Result<Walkthr
             )
         }
     };
-    let mut w = Walkthrough {
+    Ok(Walkthrough {
         shown: steps.len(),
         steps,
         own: vec![own],
         parts,
         formula,
         columns: vec![("counted", "named"), ("count", "named so far")],
-    };
-    w.shown = w.steps.len();
-    Ok(w)
+    })
 }

@@ -26,7 +26,10 @@ documents). For Compat: per depth the ranked document, whether the ideal ranking
 both rankings share so far, the ideal's document, the weight p^(d-1) and the overlap so far. For the
 diversity measures (-R subtopics): per rank the document's relevant subtopics with each one's count so
 far, its novelty gain, the discount, the running sum, the sum with every subtopic covered at every rank,
-and ndeval's greedy ideal ranking beside (ties by docno ascending, as ndeval ranks). For the other measures: the formula, the counts that enter it (R, retrieved, ...), and per
+and ndeval's greedy ideal ranking beside (ties by docno ascending, as ndeval ranks). For the judgment-group
+measures (-R qrels_jg): each group's value of the plain measure and each document's grade per group. For the
+preference measures (-R prefs): which ranked documents the preferences name, and each group's fulfilled and
+possible preferences (they count pairs, not ranks). For the other measures: the formula, the counts that enter it (R, retrieved, ...), and per
 rank the columns the formula has (whether the document counts, how many have so far, the term it adds,
 the running sum, the measure there). Rows stop at a cutoff measure's largest cutoff. Then each line's
 value as the evaluation prints it (and in full precision), the judged documents the ranking misses,
@@ -50,8 +53,8 @@ class Explain(TrecgainCommand):
     "complete", "num_docs", "err_max_grade", "convention"))
 @click.option("--query", "query", metavar="QID", type=TEXT, help="the query (required)")
 @click.option("-R", "--Rel_info_format", "rel_format", metavar="FORMAT", type=Words(REL_FORMATS),
-              help="qrels (default), or subtopics (diversity qrels: qid subtopic docno judgment) for the "
-                   "diversity measures")
+              help="qrels (default); qrels_jg (judgment groups), prefs or qrels_prefs (preferences), subtopics "
+                   "(diversity qrels: qid subtopic docno judgment), for the measures that read them")
 @click.option("--format", "format", default="text", metavar="text|json", type=Words(("text", "json")),
               help="text (default) or a JSON document")
 @help_flag()
