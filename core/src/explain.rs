@@ -1,5 +1,6 @@
 //! One query's computation of a measure, rank by rank (`trecgain explain`): the DCG family's
-//! rows here, the other measures' from `steps`.
+//! rows here, the other measures' from `steps`, `ideal_steps` (Compat, the diversity measures)
+//! and `pref_steps` (the preference measures).
 //!
 //! The query is ranked, labeled and filtered (-M, -J, a measure's own judged_only) by the
 //! driver's functions, in the driver's order (`Measuring::measure_part`); its gains come from
@@ -132,8 +133,9 @@ pub struct Explanation {
     pub ideal: usize,
     /// Judged documents (grade >= 0).
     pub judged: usize,
-    /// The measure ranks ties by docno ascending (Compat, the diversity measures), not by
-    /// trec_eval's docno descending: the steps and tie groups are that ranking's.
+    /// The measure ranks ties by docno ascending (Compat, the diversity and the preference
+    /// measures), not by trec_eval's docno descending: the steps and tie groups are that
+    /// ranking's.
     pub docno_ascending: bool,
     /// Warnings for the caller to show (the run's, and the gain table's).
     pub warnings: Vec<String>,
@@ -191,49 +193,19 @@ pub fn explain(
     } = ranking(qrels, run, query, options)?;
     let mut judged = Vec::new();
     judged_grades(qrels, query, &mut judged);
-    // Compat and the diversity measures: the query joined as the driver joins it, and their
-    // own ranking (ties by docno ascending), which the steps and tie groups show
-    // the formats beyond qrels, and Compat: the query joined as the driver joins it; Compat,
-    // the diversity and the preference measures rank ties by docno ascending, and the steps
-    // and tie groups show that ranking
-    let ascending = record.overlap
-        || matches!(
-            record.relevance,
-            Relevance::Subtopics | Relevance::Preferences
-        );
-    let mut related = Related::default();
-    let (mut shown_rows, mut shown_whole) = (rows.clone(), whole_ranking.clone());
-    if ascending || record.relevance == Relevance::Groups {
-        // each group labels the ranking before -J, and -J drops what that group does not judge
-        let grouping = Grouping::new(run, qrels);
-        let lines = grouping.lines(query);
-        let ranking = Ranking {
-            ranked: &before_j,
-            lines,
-            stand_in: false,
-            overlap: record.overlap,
-        };
-        relate(query, &ranking, run, qrels, options, &mut related)?;
-        shown_rows.clone_from(&before_j);
-        if ascending {
-            shown_rows = ranked_ascending(lines, run, options);
-            let unlimited = Options {
-                max_docs: None,
-                ..options.clone()
-            };
-            shown_whole = ranked_ascending(lines, run, &unlimited);
-        }
-        if let Some(topic) = related.subtopics.as_ref() {
-            if request.judged_only || options.judged_only {
-                shown_rows = shown_rows
-                    .iter()
-                    .zip(&topic.ranked)
-                    .filter(|&(_, &d)| d != NO_JUDGMENT)
-                    .map(|(&row, _)| row)
-                    .collect();
-            }
-        }
-    }
+    let Joined {
+        related,
+        ascending,
+        rows: shown_rows,
+        whole: shown_whole,
+    } = join(
+        record,
+        request,
+        (qrels, run, query),
+        options,
+        &before_j,
+        (&rows, &whole_ranking),
+    )?;
     let whole = Query {
         ranked: &ranked,
         judged: &judged,
@@ -351,53 +323,14 @@ pub fn explain(
         explanation.rows = out_rows;
         request.cutoffs.last().copied()
     } else {
-        let w = match shape {
-            Shape::Compat => {
-                let values = relevance_values(qrels, run, query, &shown_rows);
-                let lines = Grouping::new(run, qrels);
-                let ideal: Vec<IdealDoc> =
-                    compat_ideal(query, lines.lines(query), run, qrels, options)
-                        .into_iter()
-                        .map(|j| IdealDoc {
-                            docno: text(qrels.docnos.get(j)),
-                            grade: qrels.grades[j],
-                        })
-                        .collect();
-                compat_steps(&query_seen, request, &values, &ideal)?
-            }
-            Shape::Intent(intent) => {
-                let docnos: Vec<String> = (qrels.offsets[query]..qrels.offsets[query + 1])
-                    .map(|j| text(qrels.docnos.get(j)))
-                    .collect();
-                let subtopics = subtopic_names(qrels, related.subtopics.as_ref());
-                let names = Names {
-                    docnos: &docnos,
-                    subtopics: &subtopics,
-                };
-                diversity_steps(intent, &query_seen, request, options, &names)?
-            }
-            Shape::AvgJg(base) => {
-                let names = group_names(qrels, query);
-                let ranks = shown_rows.len();
-                let mut w = averaged_groups(
-                    *base,
-                    &query_seen,
-                    request,
-                    options,
-                    &mut notes,
-                    (&names, ranks),
-                )?;
-                for (step, &row) in w.steps.iter_mut().zip(&shown_rows) {
-                    step.detail = Some(group_grades(qrels, query, run.docnos.get(row)));
-                }
-                w
-            }
-            Shape::Preference(kind) => {
-                let values = relevance_values(qrels, run, query, &shown_rows);
-                preference_steps(kind, &query_seen, &values)?
-            }
-            _ => walk_steps(shape, &query_seen, request, options, &mut notes)?,
-        };
+        let w = walk_other(
+            shape,
+            &query_seen,
+            (request, options),
+            (qrels, run, query),
+            (&related, &shown_rows),
+            &mut notes,
+        )?;
         let mut steps = w.steps;
         let whole = steps.len();
         steps.truncate(w.shown);
@@ -415,6 +348,126 @@ pub fn explain(
     explanation.warnings = run.warnings.clone();
     explanation.warnings.extend(notes.warnings);
     Ok(explanation)
+}
+
+/// What explain joins to the query beyond its graded ranking (Compat's overlap, the formats
+/// beyond qrels), and the ranking its steps and tie groups show.
+struct Joined {
+    related: Related,
+    /// Ties by docno ascending (Compat, the diversity and the preference measures).
+    ascending: bool,
+    /// The ranking shown (after -M, and -J where the measure applies it).
+    rows: Vec<usize>,
+    /// The whole ranking shown, without -M (the ties beyond the cut).
+    whole: Vec<usize>,
+}
+
+/// The query joined as the driver joins it (`relate`) for the measures that read more than
+/// its graded ranking, and the ranking their steps show; `before_j`: its run lines before -J,
+/// which each judgment group labels (-J then drops what that group does not judge).
+fn join(
+    record: &KernelRecord,
+    request: &Request,
+    (qrels, run, query): (&Qrels, &Run, usize),
+    options: &Options,
+    before_j: &[usize],
+    (rows, whole_ranking): (&[usize], &[usize]),
+) -> Result<Joined> {
+    let ascending = record.overlap
+        || matches!(
+            record.relevance,
+            Relevance::Subtopics | Relevance::Preferences
+        );
+    let mut out = Joined {
+        related: Related::default(),
+        ascending,
+        rows: rows.to_vec(),
+        whole: whole_ranking.to_vec(),
+    };
+    if !ascending && record.relevance != Relevance::Groups {
+        return Ok(out);
+    }
+    let grouping = Grouping::new(run, qrels);
+    let lines = grouping.lines(query);
+    let ranking = Ranking {
+        ranked: before_j,
+        lines,
+        stand_in: false,
+        overlap: record.overlap,
+    };
+    relate(query, &ranking, run, qrels, options, &mut out.related)?;
+    out.rows = before_j.to_vec();
+    if ascending {
+        out.rows = ranked_ascending(lines, run, options);
+        let unlimited = Options {
+            max_docs: None,
+            ..options.clone()
+        };
+        out.whole = ranked_ascending(lines, run, &unlimited);
+    }
+    if let Some(topic) = out.related.subtopics.as_ref() {
+        if request.judged_only || options.judged_only {
+            out.rows = out
+                .rows
+                .iter()
+                .zip(&topic.ranked)
+                .filter(|&(_, &d)| d != NO_JUDGMENT)
+                .map(|(&row, _)| row)
+                .collect();
+        }
+    }
+    Ok(out)
+}
+
+/// The walkthrough of a measure outside the DCG family on the query as its kernel sees it
+/// (`shown`: the ranking its steps show).
+fn walk_other(
+    shape: Shape,
+    query_seen: &Query,
+    (request, options): (&Request, &Options),
+    (qrels, run, query): (&Qrels, &Run, usize),
+    (related, shown): (&Related, &[usize]),
+    notes: &mut Notes,
+) -> Result<crate::steps::Walkthrough> {
+    Ok(match shape {
+        Shape::Compat => {
+            let values = relevance_values(qrels, run, query, shown);
+            let lines = Grouping::new(run, qrels);
+            let ideal: Vec<IdealDoc> = compat_ideal(query, lines.lines(query), run, qrels, options)
+                .into_iter()
+                .map(|j| IdealDoc {
+                    docno: text(qrels.docnos.get(j)),
+                    grade: qrels.grades[j],
+                })
+                .collect();
+            compat_steps(query_seen, request, &values, &ideal)?
+        }
+        Shape::Intent(intent) => {
+            let docnos: Vec<String> = (qrels.offsets[query]..qrels.offsets[query + 1])
+                .map(|j| text(qrels.docnos.get(j)))
+                .collect();
+            let subtopics = subtopic_names(qrels, related.subtopics.as_ref());
+            let names = Names {
+                docnos: &docnos,
+                subtopics: &subtopics,
+            };
+            diversity_steps(intent, query_seen, request, options, &names)?
+        }
+        Shape::AvgJg(base) => {
+            let names = group_names(qrels, query);
+            let ranks = (&names[..], shown.len());
+            let mut w = averaged_groups(*base, query_seen, request, options, notes, ranks)?;
+            for (step, &row) in w.steps.iter_mut().zip(shown) {
+                step.detail = Some(group_grades(qrels, query, run.docnos.get(row)));
+            }
+            w
+        }
+        Shape::Preference(kind) => {
+            let values = relevance_values(qrels, run, query, shown);
+            preference_steps(kind, query_seen, &values)?
+        }
+        _ => walk_steps(shape, query_seen, request, options, notes)?,
+    })
 }
 
 /// A line's cutoff per line: the request's cutoffs, or the whole ranking (usize::MAX) for

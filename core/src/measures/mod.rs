@@ -179,7 +179,8 @@ pub enum Relevance {
 }
 
 /// What `trecgain explain` shows a measure as, per rank (the DCG family: core/src/explain.rs;
-/// the others: core/src/steps.rs).
+/// Compat and the diversity measures: core/src/ideal_steps.rs; the preference measures:
+/// core/src/pref_steps.rs; the others: core/src/steps.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Explain {
     /// dcg / ideal over the whole ranking (ndcg, ndcg_p): 0 where the ideal is 0.
