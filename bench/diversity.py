@@ -1,5 +1,9 @@
-"""The diversity measures (issue 21): `trecgain -R subtopics` against pyndeval (the PyPI wrapper
-of ndeval.c) on a 100K-line run, each a whole fresh process, interleaved.
+"""The diversity measures (issue 21): trecgain against pyndeval (the PyPI wrapper of ndeval.c) on
+a 100K-line run, interleaved, two ways: whole processes (`trecgain -R subtopics` on the files;
+pyndeval's process reading them into rows in Python), and in process (each tool's evaluation
+call on the same rows in memory, timed alone in a fresh process: pyndeval's
+`RelevanceEvaluator(qrels).evaluate(run)`, trecgain's `Evaluator(qrels, ..., rel_format="subtopics")
+.evaluate(run)`).
 
 A generated collection (fixed seed): 100 queries x 1,000 documents, each query 5 subtopics with
 about 60 judged documents each (binary grades, many of them retrieved).  Both tools compute the
@@ -40,9 +44,24 @@ with open(sys.argv[2]) as f:
     for line in f:
         q, _, d, _, score, _ = line.split()
         run.append((q, d, float(score)))
-values = pyndeval.RelevanceEvaluator(qrels, sys.argv[3].split(",")).evaluate(run)
 names = sys.argv[3].split(",")
-print(json.dumps({n: sum(v[n] for v in values.values()) / len(values) for n in names}))
+if sys.argv[4] == "whole":
+    values = pyndeval.RelevanceEvaluator(qrels, names).evaluate(run)
+    print(json.dumps({n: sum(v[n] for v in values.values()) / len(values) for n in names}))
+    raise SystemExit
+import time
+if sys.argv[4] == "trecgain":
+    import trecgain
+    start = time.perf_counter()
+    result = trecgain.Evaluator(qrels, names, rel_format="subtopics").evaluate(run)
+    seconds = time.perf_counter() - start
+    means = dict(result.aggregate)
+else:
+    start = time.perf_counter()
+    values = pyndeval.RelevanceEvaluator(qrels, names).evaluate(run)
+    seconds = time.perf_counter() - start
+    means = {n: sum(v[n] for v in values.values()) / len(values) for n in names}
+print(json.dumps({"seconds": seconds, "means": means}))
 """
 
 
@@ -75,6 +94,23 @@ def timed(command: list[str]) -> tuple[float, str]:
     return seconds, done.stdout
 
 
+def in_process(tool: str, qrels: Path, run: Path) -> tuple[float, dict[str, float]]:
+    """One tool's evaluation call on the rows, timed in a fresh process (which reads the files into
+    rows first, untimed)."""
+    names = OURS if tool == "trecgain" else THEIRS
+    done = subprocess.run([sys.executable, "-c", PYNDEVAL, str(qrels), str(run), ",".join(names), tool],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{tool} in process failed ({done.returncode}): {done.stderr.strip()[:300]}")
+    out = json.loads(done.stdout)
+    return out["seconds"], out["means"]
+
+
+def row(name: str, times: list[float], ratio: str, same: str, goal: str) -> str:
+    return (f"| {name} | {statistics.median(times):.3f} | {min(times):.3f}-{max(times):.3f} | {ratio} | {same} | "
+            f"{goal} |\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -83,27 +119,39 @@ def main() -> None:
     args = parser.parse_args()
     qrels, run = collection()
     ours = [args.trecgain, "-R", "subtopics", *[x for m in OURS for x in ("-m", m)], str(qrels), str(run)]
-    theirs = [sys.executable, "-c", PYNDEVAL, str(qrels), str(run), ",".join(THEIRS)]
-    times: dict[str, list[float]] = {"trecgain": [], "pyndeval": []}
+    theirs = [sys.executable, "-c", PYNDEVAL, str(qrels), str(run), ",".join(THEIRS), "whole"]
+    times: dict[str, list[float]] = {"trecgain": [], "pyndeval": [], "trecgain call": [], "pyndeval call": []}
     outputs: dict[str, str] = {}
+    means: dict[str, dict[str, float]] = {}
     for r in range(args.rounds):
         for name, command in (("trecgain", ours), ("pyndeval", theirs))[:: 1 if r % 2 == 0 else -1]:
             seconds, outputs[name] = timed(command)
             times[name].append(seconds)
             print(f"round {r + 1} {name}: {seconds:.3f} s", file=sys.stderr)
+        for tool in ("trecgain", "pyndeval")[:: 1 if r % 2 == 0 else -1]:
+            seconds, means[tool] = in_process(tool, qrels, run)
+            times[f"{tool} call"].append(seconds)
+            print(f"round {r + 1} {tool} call: {seconds:.3f} s", file=sys.stderr)
     ours_means = {line.split()[0]: float(line.split()[2]) for line in outputs["trecgain"].splitlines()}
     theirs_means = json.loads(outputs["pyndeval"])
     same = all(ours_means[o] == round(theirs_means[t], 4) for o, t in zip(OURS, THEIRS))  # trec text: 4 decimals
-    t, p = statistics.median(times["trecgain"]), statistics.median(times["pyndeval"])
+    same_call = all(abs(means["trecgain"][o] - means["pyndeval"][t]) <= 1e-12 for o, t in zip(OURS, THEIRS))
+    med = {k: statistics.median(v) for k, v in times.items()}
+    goal = "at least 10x faster (<= 0.1x)"
     report = (f"100 queries x 1,000 documents (100,000 run lines), 5 subtopics x 60 judgments a query; "
-              f"the nine ndeval measures; medians of {args.rounds} interleaved rounds, whole processes\n\n"
-              "| tool | median s | min-max | ratio | means equal (4 decimals) | goal |\n|---|---:|---:|---:|---|---|\n"
-              f"| trecgain | {t:.3f} | {min(times['trecgain']):.3f}-{max(times['trecgain']):.3f} | {t / p:.3f}x | "
-              f"{'yes' if same else 'NO'} | at least 10x faster (<= 0.1x) |\n"
-              f"| pyndeval | {p:.3f} | {min(times['pyndeval']):.3f}-{max(times['pyndeval']):.3f} | | | |\n")
+              f"the nine ndeval measures; medians of {args.rounds} interleaved rounds\n\n"
+              "| tool | median s | min-max | ratio | means equal | goal |\n|---|---:|---:|---:|---|---|\n"
+              + row("trecgain, whole process", times["trecgain"], f"{med['trecgain'] / med['pyndeval']:.3f}x",
+                    "yes (4 decimals)" if same else "NO", goal)
+              + row("pyndeval, whole process", times["pyndeval"], "", "", "")
+              + row("trecgain, the call on rows in memory", times["trecgain call"],
+                    f"{med['trecgain call'] / med['pyndeval call']:.3f}x", "yes (1e-12)" if same_call else "NO", goal)
+              + row("pyndeval, the call on rows in memory", times["pyndeval call"], "", "", ""))
     print(report)
     if args.out:
         Path(args.out).write_text(f"# bench/diversity.py\n\n`{' '.join(sys.argv)}`\n\n{report}")
+    if not (same and same_call):
+        raise SystemExit("the tools' means differ")
 
 
 if __name__ == "__main__":

@@ -421,6 +421,51 @@ def w_new_measure(*opts: str) -> Callable[[Context], Setup]:
     return setup
 
 
+def subtopic_files(ctx: Context) -> Files:
+    """The 4.5M-line dense input's qrels as subtopic qrels (`-R subtopics`, ndeval's `topic subtopic
+    docno judgment`), cached beside the shape: a relevant document judged relevant for one or two of
+    three subtopics (picked from its docno's digits), any other judged 0 for subtopic 1."""
+    base = ctx.real("r03_x3", "mix4500")
+    target = ctx.data_dir / f"{base.qrels.stem}.subtopics.txt"
+    lines = 0
+    if not target.exists():
+        out = []
+        with open(base.qrels, encoding="utf-8") as f:
+            for line in f:
+                qid, _, docno, grade = line.split()
+                if int(grade) > 0:
+                    pick = sum(docno.encode()) % 4  # 0-2: one subtopic; 3: subtopics 1 and 2
+                    for sub in ((1, 2) if pick == 3 else (pick + 1,)):
+                        out.append(f"{qid} {sub} {docno} 1\n")
+                else:
+                    out.append(f"{qid} 1 {docno} 0\n")
+        partial = target.with_name(target.name + ".part")
+        partial.write_text("".join(out), encoding="utf-8")
+        partial.replace(target)
+    with open(target, "rb") as f:
+        lines = sum(1 for _ in f)
+    return Files(target, base.run, base.run_lines, lines, f"{base.description}, its qrels as subtopic qrels "
+                 "(a relevant document relevant for one or two of three subtopics)")
+
+
+DIVERSITY = ("ERR_IA@20", "nERR_IA@20", "alpha_DCG@20", "alpha_nDCG@20", "NRBP", "nNRBP", "AP_IA", "P_IA@20",
+             "StRecall@20")
+
+
+def w_diversity(*measures: str) -> Callable[[Context], Setup]:
+    """Diversity measures (issue 21) on the 4.5M-line dense input with subtopic qrels, against
+    trecgain's own `-m ndcg_cut.10` on the same run and its ordinary qrels."""
+
+    def setup(ctx: Context) -> Setup:
+        files, plain = subtopic_files(ctx), ctx.real("r03_x3", "mix4500")
+        options = [a for m in measures for a in ("-m", m)]
+        reference = "trecgain -m ndcg_cut.10"
+        return Setup([ctx.tg(files, "-R", "subtopics", *options), ctx.tg(plain, "-m", "ndcg_cut.10", name=reference)],
+                     _files_note(files), reference=reference,
+                     ref_label="trecgain's `-m ndcg_cut.10` on the same run (ordinary qrels)", compare=False)
+    return setup
+
+
 def w_lines20m(ctx: Context) -> Setup:
     f5, f20 = ctx.shape("mix5m"), ctx.shape("mix20m")
     opts = ("-m", "ndcg_cut.10")
@@ -535,6 +580,15 @@ WORKLOADS: list[Workload] = [
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "Compat")),
     Workload("setrelp4500", "the same, `-m SetRelP` (trecgain only)",
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "SetRelP")),
+    Workload("diversity4500", "the same run with subtopic qrels, `-R subtopics` and the nine diversity measures "
+             "(trecgain only: ndeval's measures)", "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False,
+             w_diversity(*DIVERSITY)),
+    Workload("alpha_ndcg4500", "the same, `-R subtopics -m alpha_nDCG@20` alone (trecgain only)",
+             "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_diversity("alpha_nDCG@20")),
+    Workload("nnrbp4500", "the same, `-R subtopics -m nNRBP` alone (trecgain only: the whole greedy ideal)",
+             "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_diversity("nNRBP")),
+    Workload("accuracy4500", "the same, `-m Accuracy` (trecgain only: ir_measures' Accuracy, its own tie order)",
+             "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "Accuracy")),
     Workload("prefs100k", "a preference file of 50K judgments, the 100K-line run, `-R prefs -m all_prefs`",
              "<= 0.7x", 0.7, None, False, True, w_relevance("prefs", "all_prefs")),
     Workload("qrels_jg100k", "multi-judge qrels of 50K judgments, the 100K-line run, `-R qrels_jg -m qrels_jg`",

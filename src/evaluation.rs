@@ -197,6 +197,13 @@ impl PyEvaluation {
         self.inner.mixed_tie_queries
     }
 
+    /// Queries of both the run and the qrels not evaluated for having nothing relevant
+    /// (a convention's no_relevant="skip").
+    #[getter]
+    fn left_out_queries(&self) -> usize {
+        self.inner.queries_left_out
+    }
+
     /// (qrels queries the run lacks, run queries the qrels lack).
     #[getter]
     fn skipped_queries(&self) -> (usize, usize) {
@@ -391,7 +398,7 @@ type Failure = (Vec<u8>, String, Option<String>, Option<u64>);
 /// as `evaluate` makes it of the whole run (trecgain_core::evaluate::assemble): `qids` and
 /// `values` (little-endian doubles, a row per query) of the queries the parts measured, the
 /// run's tag and warnings (the run's, then the measures'); `counts`: queries with mixed ties,
-/// and run queries the qrels lack; `failure`: the first query (in query order) a part failed
+/// run queries the qrels lack, and queries left out for having nothing relevant; `failure`: the first query (in query order) a part failed
 /// to measure, with its error.
 #[pyfunction]
 #[pyo3(name = "assemble", signature = (qrels, requests, options, source, tag, qids, values,
@@ -407,7 +414,7 @@ pub(crate) fn py_assemble(
     qids: Vec<Vec<u8>>,
     values: &Bound<'_, PyBytes>,
     warnings: Vec<String>,
-    counts: (usize, usize),
+    counts: (usize, usize, usize),
     keep_values: bool,
     failure: Option<Failure>,
 ) -> PyResult<PyEvaluation> {
@@ -419,7 +426,7 @@ pub(crate) fn py_assemble(
             "values are not a whole number of doubles",
         ));
     }
-    let (mixed_tie_queries, queries_not_in_qrels) = counts;
+    let (mixed_tie_queries, queries_not_in_qrels, queries_left_out) = counts;
     let parts = Parts {
         qids,
         values: bytes
@@ -430,12 +437,14 @@ pub(crate) fn py_assemble(
         warnings,
         mixed_tie_queries,
         queries_not_in_qrels,
+        queries_left_out,
     };
     let failure = failure.map(|(qid, message, source, line)| {
         let error = Error {
             message,
             source,
             line,
+            grade: None,
         };
         (qid, error)
     });

@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyList};
 use trecgain_core::error::Error;
 use trecgain_core::read::{
     read_relevance_path, read_relevance_with, read_run_path, read_run_with, Input, Judgments,
-    Qrels, ReadOptions, Results, Run,
+    Qrels, ReadOptions, Results, Run, SubtopicRows,
 };
 
 use crate::options::rel_format;
@@ -95,6 +95,27 @@ impl PyQrels {
         Ok(Some(PyQrels {
             inner: Arc::new(qrels),
         }))
+    }
+
+    /// Subtopic judgments (`-R subtopics`) given as an iterable of rows (qid, subtopic,
+    /// docno, grade), read by src/tuples.rs's `read_subtopics` with trecgain/rows.py's
+    /// `rules`; messages name the rows, counted from 1.
+    #[staticmethod]
+    fn subtopics_from_tuples(
+        py: Python<'_>,
+        name: String,
+        rows: &Bound<'_, PyAny>,
+        rules: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let rules = tuples::Rules::new(rules.clone());
+        let mut judgments = SubtopicRows::new(&name);
+        tuples::read_subtopics(rows, &rules, |q, s, d, g| {
+            judgments.push(q, s, d, g).map_err(|e| to_py(py, e))
+        })?;
+        let qrels = judgments.finish().map_err(|e| to_py(py, e))?;
+        Ok(PyQrels {
+            inner: Arc::new(qrels),
+        })
     }
 
     /// Judgments given as an iterable of rows ((qid, docno, grade) tuples, ir_measures'

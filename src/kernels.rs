@@ -45,6 +45,7 @@ pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("value", value)?;
         let summary = match k.summary {
             Summary::Mean => "mean",
+            Summary::MeanOfDefined => "mean_of_defined",
             Summary::Sum => "sum",
             Summary::SumJudgedRelevant => "sum_judged_relevant",
             Summary::Count => "count",

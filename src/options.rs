@@ -8,7 +8,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use trecgain_core::options::{
-    Base, Compat, Discount, GainPair, GainSpec, Ideal, Options, Request, Scheme, Summary, Ties,
+    ApDivisor, Base, Compat, Discount, GainPair, GainSpec, Ideal, NoRelevant, Options, Request,
+    Scheme, Summary, Ties,
 };
 use trecgain_core::read::RelFormat;
 use trecgain_core::zscores::ZScores;
@@ -58,6 +59,7 @@ pub(crate) fn request(
 ) -> PyResult<Request> {
     let summary = match summary.as_str() {
         "mean" => Summary::Mean,
+        "mean_of_defined" => Summary::MeanOfDefined,
         "sum" => Summary::Sum,
         "sum_judged_relevant" => Summary::SumJudgedRelevant,
         "count" => Summary::Count,
@@ -186,6 +188,23 @@ pub(crate) fn core_options(value: &Bound<'_, PyAny>) -> PyResult<Options> {
             other => return Err(PyValueError::new_err(format!("no ideal rule '{other}'"))),
         },
         level_gains: field(value, "level_gains")?,
+        no_relevant: match field::<String>(value, "no_relevant")?.as_str() {
+            "zero" => NoRelevant::Zero,
+            "one" => NoRelevant::One,
+            "skip" => NoRelevant::Skip,
+            "error" => NoRelevant::Error,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "no rule '{other}' for queries with nothing relevant"
+                )))
+            }
+        },
+        positive_scores: field(value, "positive_scores")?,
+        ap_divisor: match field::<String>(value, "ap_divisor")?.as_str() {
+            "relevant" => ApDivisor::Relevant,
+            "found" => ApDivisor::Found,
+            other => return Err(PyValueError::new_err(format!("no AP divisor '{other}'"))),
+        },
     })
 }
 

@@ -123,3 +123,56 @@ pub fn read<'py>(
     }
     Ok(cells.values.len())
 }
+
+/// Hands each subtopic judgment row's (qid, subtopic, docno, grade) to `push`, in order. Where
+/// each field sits is the rules' `layout(row, index) -> (width, qid, subtopic, docno, grade)`,
+/// asked once per type of row (a plain tuple, ir_measures' Qrel, pyndeval's SubtopicQrel); the
+/// subtopic is an id (field 2 to the `id` rule), the grade an integer.
+pub fn read_subtopics<'py>(
+    rows: &Bound<'py, PyAny>,
+    rules: &Rules<'py>,
+    mut push: impl FnMut(&[u8], &[u8], &[u8], f64) -> PyResult<()>,
+) -> PyResult<usize> {
+    type Layout = (usize, usize, usize, usize, usize);
+    let mut layouts: Vec<(Bound<'py, PyType>, Layout)> = Vec::new();
+    let mut count = 0;
+    for (i, row) in rows.try_iter()?.enumerate() {
+        let row = row?;
+        let kind = row.get_type();
+        let layout = match layouts.iter().find(|(t, _)| t.is(&kind)) {
+            Some((_, layout)) => *layout,
+            None => {
+                let layout: Layout = rules.rules.call_method1("layout", (&row, i))?.extract()?;
+                layouts.push((kind, layout));
+                layout
+            }
+        };
+        let (width, qid_at, subtopic_at, docno_at, grade_at) = layout;
+        let tuple = row.downcast::<PyTuple>()?; // the layout rule refuses what is not a tuple
+        if tuple.len() != width {
+            rules.rules.call_method1("wrong_width", (&row, i))?;
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "wrong_width did not raise",
+            ));
+        }
+        let (q, s, d, g) = (
+            tuple.get_item(qid_at)?,
+            tuple.get_item(subtopic_at)?,
+            tuple.get_item(docno_at)?,
+            tuple.get_item(grade_at)?,
+        );
+        let qid = id(&q, 0, i, rules)?;
+        let subtopic = id(&s, 2, i, rules)?;
+        let docno = id(&d, 1, i, rules)?;
+        let grade = match native(&g, false) {
+            Some(value) => value,
+            None => rules
+                .rules
+                .call_method1("value", (&g, &q, &d, i))?
+                .extract()?,
+        };
+        push(&qid, &subtopic, &docno, grade)?;
+        count += 1;
+    }
+    Ok(count)
+}

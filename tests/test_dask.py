@@ -178,6 +178,22 @@ def test_one_run_in_parts(cluster, tmp_path, monkeypatch, compat):
     same(["--format", "json", "-q", "-m", "map", "-m", "gm_map", "-m", "relstring", str(qrels), str(run)], address)
 
 
+@pytest.mark.parametrize("tool, measures", [("gdeval", ["ndcg_cut.10", "err_cut.5"]),
+                                             ("torchmetrics-skip", ["map_cut.5", "recip_rank"]),
+                                             ("torchmetrics-pos", ["ndcg_cut.10"])])
+def test_conventions_that_leave_queries_out(cluster, tmp_path, monkeypatch, tool, measures):
+    """--as gdeval and torchmetrics-skip leave out the queries with nothing relevant (judged, or
+    retrieved), torchmetrics-pos scores them 1: in parts, the same bytes and notes."""
+    address, _ = cluster
+    qrels, run, lines = grouped_run(tmp_path)
+    run.write_text("".join(lines))
+    monkeypatch.setenv("TRECGAIN_DASK_PARTITION_BYTES", str(run.stat().st_size // 20))
+    wanted = [arg for m in measures for arg in ("-m", m)]
+    here, _ = same(["--as", tool, "-q", *wanted, str(qrels), str(run)], address)
+    assert here.rc == 0 and f"~{tool}".encode() in here.stdout
+    assert ("with nothing relevant" in here.stderr) == (tool == "torchmetrics-skip"), here.stderr
+
+
 def test_part_boundaries(tmp_path):
     """Where a part may start, from every byte of a file: the first line after the one holding
     the byte before whose qid differs from the first run line's there, with the newlines up to

@@ -150,6 +150,9 @@ def test_bad_measure_names(tmp_path, spec, message):
 
 @pytest.mark.parametrize("text, message", [
     ("1 1 a 1\n1 1 a 0\n", "qrels:2: document 'a' is judged twice for subtopic '1' of query '1'"),
+    # the file's first such line, though its query's judgments are indexed after another's
+    ("2 1 a 1\n1 1 b 1\n1 1 b 1\n2 1 a 1\n", "qrels:3: document 'b' is judged twice for subtopic '1' of query '1' "
+     "(first at line 2)"),
     ("1 1 a\n", "qrels:1: malformed subtopics line: 3 fields"),
     ("1 1 a x\n", "qrels:1: "),
 ])
@@ -232,14 +235,14 @@ def test_trecgain_ndeval_prints_ndevals_csv(tmp_path):
         assert out.stdout == expected, (case, args)
 
 
-def test_the_ir_measures_provider_leaves_diversity_to_pyndeval():
-    """trecgain's ir_measures provider reads plain qrels: it does not claim the measures that
-    read subtopic qrels (ir_measures then uses its pyndeval provider)."""
+def test_the_ir_measures_provider_claims_the_diversity_measures():
+    """trecgain's ir_measures provider claims the measures that read subtopic qrels (the qrels'
+    iteration is the subtopic, as for ir_measures' pyndeval provider) beside the plain ones."""
     ir_measures = pytest.importorskip("ir_measures")
     from trecgain.ir_measures import TrecgainProvider
 
     provider = TrecgainProvider()
-    assert not provider.supports(ir_measures.ERR_IA @ 20) and not provider.supports(ir_measures.NRBP)
+    assert provider.supports(ir_measures.ERR_IA @ 20) and provider.supports(ir_measures.NRBP)
     assert provider.supports(ir_measures.nDCG @ 10)
 
 
@@ -308,3 +311,83 @@ def test_trecgain_ndeval_on_damaged_files(tmp_path, seed):
         else:
             assert out.rc == 1 and out.stdout == b"" and "Traceback" not in out.stderr
             assert len(out.stderr.splitlines()) == 1 and str(tmp_path) in out.stderr, out.stderr
+
+
+def test_subtopic_qrels_given_as_rows_read_as_the_file(tmp_path):
+    """Rows in memory (plain tuples, pyndeval's SubtopicQrel, ir_measures' Qrel whose iteration
+    is the subtopic) give the file's values to the bit, and pyndeval's on the same rows."""
+    ir_measures = pytest.importorskip("ir_measures")
+    rng = random.Random(7)
+    names = ["ERR_IA@5", "nERR_IA@10", "alpha_nDCG@20", "NRBP", "nNRBP", "AP_IA", "P_IA@5", "StRecall@10"]
+    for case in range(100):
+        qrels, run = collection(rng)
+        qrels_path, run_path = write(tmp_path, qrels, run)
+        from_file = Evaluator(qrels_path, names, rel_format="subtopics").evaluate(run_path).per_query
+        shapes = [qrels, [pyndeval.SubtopicQrel(*row) for row in qrels],
+                  [ir_measures.Qrel(q, d, g, s) for q, s, d, g in qrels]]
+        for rows in shapes:
+            assert Evaluator(rows, names, rel_format="subtopics").evaluate(run).per_query == from_file, case
+        theirs = reference(qrels, run, "alpha-nDCG@20", 0.5, 0.5, 1)
+        for q, value in theirs.items():
+            assert from_file[q]["alpha_nDCG@20"] == pytest.approx(value, abs=1e-12, rel=1e-12), (case, q)
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([("1", "1", "a", 1), ("1", "1", "a")], r"qrels list:2: row .* has 3 fields: expected \(qid, subtopic"),
+    ([("1", "s 1", "a", 1)], "qrels list:1: subtopic id 's 1'"),
+    ([("1", "1", "a", 1.5)], "qrels list:1: "),
+    ([("1", "1", "a", 1), ("1", "1", "a", 0)], "qrels list:2: document 'a' is judged twice for subtopic '1'"),
+    ([], "qrels list: no subtopic judgments in the rows"),
+])
+def test_bad_subtopic_rows(rows, message):
+    with pytest.raises(TrecgainError, match=message):
+        Evaluator(rows, ["P_IA@5"], rel_format="subtopics")
+
+
+def test_the_ir_measures_provider_computes_the_diversity_measures():
+    """trecgain's ir_measures provider takes the diversity measures too, reading the qrels'
+    iteration as the subtopic: per query the values of ir_measures' pyndeval provider, each
+    measure asked alone (asked together, that provider reads the run once and gives every group of
+    measures after the first 0: test_ir_measures_pyndeval_provider_reads_the_run_once)."""
+    ir_measures = pytest.importorskip("ir_measures")
+    import trecgain.ir_measures as provider_module
+
+    theirs_provider = ir_measures.providers.registry["pyndeval"]
+    measures = [ir_measures.alpha_nDCG @ 10, ir_measures.ERR_IA @ 5, ir_measures.nNRBP, ir_measures.AP_IA,
+                ir_measures.nERR_IA @ 20, ir_measures.StRecall @ 10, ir_measures.P_IA(rel=2) @ 5,
+                ir_measures.NRBP(alpha=0.3, beta=0.8), ir_measures.alpha_DCG(alpha=0.7) @ 3]
+    ours_provider = provider_module.TrecgainProvider()
+    compared = 0
+    for case in range(100):
+        rng = random.Random(case)
+        qrels_rows, run_rows = collection(rng)
+        qrels = [ir_measures.Qrel(q, d, g, s) for q, s, d, g in qrels_rows]
+        run = {}
+        for q, d, score in run_rows:
+            run.setdefault(q, {})[d] = score
+        chosen = rng.sample(measures, 4)
+        ours = {(str(m.measure), m.query_id): m.value for m in ours_provider.iter_calc(chosen, qrels, run)}
+        theirs = {(str(m.measure), m.query_id): m.value for measure in chosen
+                  for m in theirs_provider.iter_calc([measure], qrels, run)}
+        assert set(ours) == set(theirs), case
+        for key, value in theirs.items():
+            value = 0.0 if math.isnan(value) else value  # nNRBP's 0 / 0 (see the differential above)
+            assert ours[key] == pytest.approx(value, abs=1e-12, rel=1e-12), (case, key)
+            compared += 1
+    assert compared > 1000
+
+
+def test_ir_measures_pyndeval_provider_reads_the_run_once():
+    """The reference's fault the provider test above avoids: measures of different parameters in one
+    call give the second group 0 for every query (its run is a generator, read by the first)."""
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels = [ir_measures.Qrel("1", "a", 1, "1"), ir_measures.Qrel("1", "b", 1, "2")]
+    run = {"1": {"a": 2.0, "b": 1.0}}
+    first, second = ir_measures.NRBP(alpha=0.3, beta=0.8), ir_measures.alpha_nDCG @ 10
+    provider = ir_measures.providers.registry["pyndeval"]
+    alone = provider.calc_aggregate([second], qrels, run)[second]
+    together = provider.calc_aggregate([first, second], qrels, run)[second]
+    assert alone == pytest.approx(1.0) and together == 0.0
+    import trecgain.ir_measures as provider_module
+
+    assert provider_module.TrecgainProvider().calc_aggregate([first, second], qrels, run)[second] == pytest.approx(1.0)

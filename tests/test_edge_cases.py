@@ -40,6 +40,8 @@ def test_exponential_grade_1023_three_times_is_refused(tmp_path, measure):
     """Sums of 2^1023 - 1 overflow (ndcg_p 0.0000, G -nan, cg_cut inf before): refused; 996 is the top."""
     q, r = write_pair(tmp_path, b"1 0 a 1023\n1 0 b 1023\n1 0 c 1023\n", RUN)
     assert_clean_error(cli(["--global-gains", "exp", "-m", measure, q, r]), "above grade 996")
+    out = cli(["--global-gains", "exp", "-m", measure, q, r])
+    assert out.stderr.startswith(f"trecgain: {q}:1: grade 1023 ") and "document 'a' of query '1'" in out.stderr
     q, r = write_pair(tmp_path / "ok", b"1 0 a 996\n1 0 b 996\n1 0 c 996\n", RUN)
     out = cli(["--global-gains", "exp", "-m", measure, q, r])
     assert out.rc == 0 and b"nan" not in out.stdout and b"inf" not in out.stdout, out.stdout
@@ -48,6 +50,20 @@ def test_exponential_grade_1023_three_times_is_refused(tmp_path, measure):
 def test_a_fractional_grade_of_1_5e308_is_refused(tmp_path):
     q, r = write_pair(tmp_path, b"1 0 a 1.5e308\n1 0 b 1\n", RUN)
     assert_clean_error(cli(["--fractional-grades", "-m", "ndcg", q, r]), "too large to be a gain")
+    assert cli(["--fractional-grades", "-m", "ndcg", q, r]).stderr.startswith(f"trecgain: {q}:1: grade ")
+
+
+def test_a_too_large_grade_names_its_row_or_document_in_memory():
+    """The gain rule refuses the grade while measuring; the error still names where it was given
+    (the fuzz finding of a 1e307 grade in tuples form)."""
+    import trecgain
+    rows = [("1", "a", 1e307), ("1", "b", 1.0)]
+    shapes = {"rows": (rows, "qrels list", 1), "dict": ({"1": {"a": 1e307, "b": 1.0}}, "qrels", None)}
+    for qrels, source, line in shapes.values():
+        with pytest.raises(trecgain.TrecgainError, match="too large to be a gain") as caught:
+            trecgain.Evaluator(qrels, measures=["ndcg"], fractional_grades=True).evaluate([("1", "a", 1.0)])
+        assert (caught.value.source, caught.value.line) == (source, line), str(caught.value)
+        assert "document 'a' of query '1'" in str(caught.value)
 
 
 def test_the_comparator_limit_is_lifted_by_exact_ideal(tmp_path):

@@ -383,8 +383,10 @@ def test_explain_shows_every_measure_but_those_it_says_why_not():
     from trecgain.kernels import RECORDS
     assert all((r["explain"] is None) == (r["name"] in REFUSALS) for r in RECORDS)
     graded = [r["name"] for r in RECORDS if r["explain"] is None and r["relevance"] in ("qrels", "any")]
-    # runid and num_q have no per-query computation
-    assert sorted(graded) == ["num_q", "runid"]
+    # runid and num_q have no per-query computation; Accuracy (issue 21, ranked in the run's
+    # own order) is not laid out yet, and says so
+    assert sorted(graded) == ["Accuracy", "num_q", "runid"]
+    assert "yet" in REFUSALS["Accuracy"] and "own order" in REFUSALS["Accuracy"]
     # every diversity, judgment-group and preference measure is shown
     assert all(r["explain"] for r in RECORDS if r["relevance"] not in ("qrels", "any"))
 

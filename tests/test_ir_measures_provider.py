@@ -18,7 +18,7 @@ import pandas as pd
 import polars as pl
 import pytest
 from ir_measures import (AP, RR, Accuracy, Bpref, Compat, IPrec, Judged, NumQ, NumRel, NumRet, P, R, Rprec, SetAP, SetF, SetP, SetR,
-                         Success, infAP, nDCG)
+                         Success, alpha_nDCG, infAP, nDCG)
 
 import trecgain.ir_measures as provider_module
 from trecgain import Evaluator, TrecgainError
@@ -92,7 +92,8 @@ def test_supports_what_trecgain_parses():
     ours = provider_module.TrecgainProvider()
     assert all(ours.supports(m) for m in MEASURES + [m for group in ALONE for m in group])
     assert ours.supports(Judged@10) and ours.supports(ir_measures.ERR@20) and ours.supports(RR@10)
-    assert ours.supports(Compat(p=0.8)) and not ours.supports(Accuracy(rel=2))
+    assert ours.supports(Compat(p=0.8)) and ours.supports(Accuracy(rel=2))
+    assert ours.supports(alpha_nDCG@5)  # from the qrels' iteration as the subtopic, as the pyndeval provider reads it
 
 
 QRELS = {"1": {"a": 2, "b": 0, "c": 1}, "2": {"a": 1, "d": 1}, "3": {"x": 1}}
@@ -119,9 +120,9 @@ def test_use_puts_trecgain_first_in_the_default_pipeline(in_pipeline):
 
 
 def test_measures_trecgain_lacks_go_to_the_other_providers(in_pipeline):
-    values = ir_measures.calc_aggregate([nDCG@10, Accuracy(rel=2)], QRELS, RUN)
+    values = ir_measures.calc_aggregate([nDCG@10, alpha_nDCG@5], QRELS, RUN)
     assert values[nDCG@10] == ir_measures.pytrec_eval.calc_aggregate([nDCG@10], QRELS, RUN)[nDCG@10]
-    assert Accuracy(rel=2) in values
+    assert values[alpha_nDCG@5] == ir_measures.pyndeval.calc_aggregate([alpha_nDCG@5], QRELS, RUN)[alpha_nDCG@5]
 
 
 def test_unregister_restores_the_pipeline():
@@ -199,9 +200,9 @@ def test_measure_objects_in_the_evaluator():
         {"1": {"a": 1.0, "b": 2.0}}).aggregate
 
 
-def test_measure_objects_trecgain_lacks_are_refused():
-    with pytest.raises(TrecgainError, match="Accuracy"):
-        Evaluator(QRELS, [Accuracy(rel=2)])
+def test_measure_objects_trecgain_cannot_compute_on_these_qrels_are_refused():
+    with pytest.raises(TrecgainError, match="alpha-nDCG"):
+        Evaluator(QRELS, [alpha_nDCG@5])
 
 
 def test_measure_objects_in_compare():

@@ -145,7 +145,8 @@ def _measure_name_lists(path):
 #: (conventions.py: `--as TOOL`'s measures are the tool's, which a new trecgain measure does not join).
 ALLOWED = {"measures.py": {"_COUNTS", "_OFFICIAL", "_ALL_TREC_9", "_ALL_PREFS", "NICKNAMES"}, "names.py": {"ALIASES"},
            "explain.py": {"_CELLS"}, "pytrec_eval.py": {"supported_nicknames"},
-           "conventions.py": {"CONVENTIONS", "_BEIR_MEASURES", "_BEIR_LACKS", "_TRECTOOLS"}}
+           "conventions.py": {"CONVENTIONS", "_BEIR_MEASURES", "_BEIR_LACKS", "_TRECTOOLS", "_GDEVAL", "_GDEVAL_LACKS",
+                              "_TORCHMETRICS", "_TORCHMETRICS_LACKS"}}
 
 
 def _allowed(path, line):

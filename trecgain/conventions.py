@@ -33,13 +33,20 @@ class Convention(Record):
     query the qrels lack is an error: the tool raises KeyError); variants ({measure kind:
     the convention of a measure the tool computes by other rules}, see `variant_for`).
 
-    queries may also be "run": every run query counts, one the qrels lack scoring 0 (trectools)."""
+    queries may also be "run": every run query counts, one the qrels lack scoring 0 (trectools;
+    1 when no_relevant is "one").  no_relevant: what a query with nothing relevant (no document
+    at the level among those the ideal is built from) gets: "zero" (its measures' values, 0),
+    "one", "skip" (left out: no values, not in the mean) or "error"; positive_scores: a document
+    whose score is not positive is not relevant (its gain is kept); ap_divisor: what AP is
+    divided by, "relevant" (every relevant document) or "found" (those ranked within the cutoff)."""
 
     __slots__ = ("name", "score", "ties", "level", "level_gains", "ideal", "queries", "drop_self", "max_docs",
-                 "gains", "discount", "rounding", "measures", "lacks", "judged_runs", "variants")
+                 "gains", "discount", "rounding", "measures", "lacks", "judged_runs", "variants", "no_relevant",
+                 "positive_scores", "ap_divisor")
     DEFAULTS = {"score": "f64", "ties": "docno", "level": None, "level_gains": False, "ideal": "judged",
                 "queries": "both", "drop_self": False, "max_docs": None, "gains": None, "discount": "log:2",
-                "rounding": None, "measures": None, "lacks": "", "judged_runs": False, "variants": ()}
+                "rounding": None, "measures": None, "lacks": "", "judged_runs": False, "variants": (),
+                "no_relevant": "zero", "positive_scores": False, "ap_divisor": "relevant"}
 
     @property
     def compat(self) -> str:
@@ -73,6 +80,33 @@ _TRECTOOLS = ("ndcg_cut", "map", "map_cut", "recip_rank", "P", "recall")
 _TRECTOOLS_NDCG = Convention("trectools", ties="reversed", level=1, queries="run", measures=("ndcg_cut",),
                              lacks="trectools' get_ndcg")
 
+_GDEVAL = ("ndcg_cut", "err_cut")
+_GDEVAL_LACKS = "gdeval.pl computes nDCG@k and ERR@k only: -m ndcg_cut.k, err_cut.k"
+_TORCHMETRICS = ("ndcg_cut", "ndcg", "map", "map_cut", "recip_rank", "P", "recall")
+_TORCHMETRICS_LACKS = ("torchmetrics' retrieval_normalized_dcg, retrieval_average_precision, retrieval_reciprocal_rank, "
+                       "retrieval_precision and retrieval_recall are implemented (ndcg_cut, ndcg, map, map_cut, "
+                       "recip_rank, P, recall)")
+#: torchmetrics' empty_target_action: (its name, the rule for a query with nothing relevant
+#: among its retrieved documents, the query set, whether a run query the qrels lack is an error).
+#: A run query the qrels lack is such a query too: 0 (neg) or 1 (pos) in the mean, else left out
+#: (skip) or an error.
+_EMPTY_TARGET_ACTIONS = (("neg", "zero", "run", False), ("pos", "one", "run", False), ("skip", "skip", "both", False),
+                         ("error", "error", "both", True))
+
+
+def _torchmetrics(action: str, no_relevant: str, queries: str, judged_runs: bool) -> Convention:
+    """torchmetrics' retrieval metrics with one empty_target_action (docs/conventions.md): float32
+    scores, only the ranked documents (the ideal, recall's and AP's divisors), a document with a
+    non-positive score never relevant (AP, RR, P, recall), AP over the relevant found within k;
+    its nDCG averages tied documents and keeps every score's gain (a variant: a run of its own)."""
+    name = "torchmetrics" if action == "neg" else f"torchmetrics-{action}"
+    rules = {"score": "f32", "ideal": "ranking", "queries": queries, "judged_runs": judged_runs,
+             "no_relevant": no_relevant, "measures": _TORCHMETRICS, "lacks": _TORCHMETRICS_LACKS}
+    ndcg = Convention(name, ties="average", level=1, **rules)
+    return Convention(name, positive_scores=True, ap_divisor="found", variants=(("ndcg_cut", ndcg), ("ndcg", ndcg)),
+                      **rules)
+
+
 #: The tools, in the order of their users.  What each rule is and where it was read:
 #: docs/conventions.md.
 CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
@@ -95,6 +129,9 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in (
     Convention("trectools", level=1, queries="run", measures=_TRECTOOLS,
                lacks="trectools' get_ndcg, get_map, get_reciprocal_rank, get_precision and get_recall are "
                      "implemented", variants=(("ndcg_cut", _TRECTOOLS_NDCG),)),
+    Convention("gdeval", gains="exp", discount="log:e", level=1, no_relevant="skip", rounding=5, measures=_GDEVAL,
+               lacks=_GDEVAL_LACKS),
+    *(_torchmetrics(*action) for action in _EMPTY_TARGET_ACTIONS),
 )}
 
 
@@ -149,7 +186,7 @@ def check_measures(convention: Convention, requests: list[Request]) -> None:
 
 #: The options a convention fixes, with their defaults: giving another value with --as is an error.
 FIXED = {"compat": "10", "ties": "docno", "complete": False, "max_docs": None, "global_gains": None,
-         "discount": "log:2", "exact_ideal": False, "fractional_grades": False}
+         "discount": "log:2", "exact_ideal": False, "fractional_grades": False, "err_max_grade": 4}
 
 
 def check_fixed(convention: Convention, given: dict[str, object], relevance_level: object) -> None:

@@ -127,6 +127,9 @@ _CHOICES = {
     "discount": "discount",
     "rounding": "means rounded to",
     "judged_runs": "a run query the qrels lack",
+    "no_relevant": "a query with nothing relevant",
+    "positive_scores": "a document with a score <= 0",
+    "ap_divisor": "AP divided by",
 }
 #: How a choice's values read, where the raw value says little.
 _WORDS = {
@@ -142,6 +145,10 @@ _WORDS = {
     ("queries", "equal"): "the run's and the qrels' (must be the same)",
     ("drop_self", False): "kept", ("drop_self", True): "dropped",
     ("max_docs", None): "no cut", ("gains", None): "linear", ("rounding", None): "not rounded",
+    ("no_relevant", "zero"): "scored 0", ("no_relevant", "one"): "scored 1",
+    ("no_relevant", "skip"): "left out of the mean", ("no_relevant", "error"): "an error",
+    ("positive_scores", False): "relevant by its grade", ("positive_scores", True): "never relevant",
+    ("ap_divisor", "relevant"): "every relevant document", ("ap_divisor", "found"): "the relevant documents found",
 }
 
 

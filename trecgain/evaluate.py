@@ -108,12 +108,15 @@ class Result(Record):
             return self.runid
         if kind != "float":
             return _py(summaries[slot], kind)
-        value = summaries[slot] * self.share if rule == "mean" and self.share != 1.0 else summaries[slot]
+        value = summaries[slot]
+        if rule == "mean" and self.share != 1.0:  # the run queries the qrels lack count 0 (or 1)
+            value = value * self.share + (1.0 - self.share if self.convention.no_relevant == "one" else 0.0)
         return rounded(value, self.convention)
 
     @property
     def per_query(self) -> dict[str, dict[str, float | int | str]]:
-        """{qid: {line name: value}} for every evaluated query (lines printed per query)."""
+        """{qid: {line name: value}} for every evaluated query (lines printed per query; a
+        line where the query has no value, as Accuracy's without a relevant document, is left out)."""
         self._kept("Result.per_query")
         rows: dict = {}
         self._each_query(rows.__setitem__, printed=False)
@@ -145,9 +148,11 @@ class Result(Record):
             for i, qid in enumerate(qids):
                 if in_run[i] or every_query:
                     base, line_values = i * width, {}
-                    for name, slot, slots, float_value, kind, rule in (shown if in_run[i] else absent):
-                        line_values[name] = values[base + slot] if float_value else \
+                    for name, slot, slots, float_value, kind, rule, optional in (shown if in_run[i] else absent):
+                        value = values[base + slot] if float_value else \
                             _value(values[base + slot:base + slot + slots], kind, rule)
+                        if not (optional and value != value):  # NaN: the query has no value (Accuracy)
+                            line_values[name] = value
                     visit(_text(qid), line_values)
 
         self.evaluation.for_each_block(block)
@@ -187,7 +192,7 @@ class Result(Record):
             return pd.DataFrame(list(rows), columns=list(formats.ROW_FIELDS))
         per_query = self.per_query
         names = [f.name for f in self.line_formats() if f.per_query]
-        columns = {n: [row[n] for row in per_query.values()] for n in names}
+        columns = {n: [row.get(n, float("nan")) for row in per_query.values()] for n in names}  # NaN: no value
         index = self.qids
         if summary:
             aggregate = self.aggregate
@@ -238,7 +243,8 @@ class Result(Record):
 
 def _run_share(evaluation: Any, options: EvaluationOptions) -> float:
     """What a mean over the evaluated queries is multiplied by to be a mean over every run
-    query, those the qrels lack scoring 0 (a convention's queries="run": trectools); else 1."""
+    query, those the qrels lack scoring 0 (a convention's queries="run": trectools,
+    torchmetrics; 1 for torchmetrics-pos, added by Result); else 1."""
     if options.convention.queries != "run":
         return 1.0
     evaluated = sum(evaluation.in_run)
@@ -254,11 +260,12 @@ def _py(value: float, kind: str) -> float | int:
     return int(value) if kind == "count" else float(value)
 
 
-def _fast(formats: list[LineFormat]) -> list[tuple[str, int, int, bool, str, str]]:
+def _fast(formats: list[LineFormat]) -> list[tuple[str, int, int, bool, str, str, bool]]:
     """Line formats as each_query_values reads them in its inner loop: (name, slot, slots,
-    whether the value is the slot's double itself, kind, summary rule)."""
+    whether the value is the slot's double itself, kind, summary rule, whether a query may have
+    no value: a NaN, left out)."""
     return [(f.name, f.slot, f.slots, f.kind == "float" and f.rule != "geometric_mean" and f.slots == 1, f.kind,
-             f.rule) for f in formats]
+             f.rule, f.rule == "mean_of_defined") for f in formats]
 
 
 def _value(slots: list[float], kind: str, rule: str) -> float | int | str:
@@ -430,6 +437,10 @@ class Evaluator:
             skipped.append(f"{missing} qrels {_queries(missing)} {name} lacks")
         if unjudged:
             skipped.append(f"{unjudged} {_queries(unjudged)} of {name} the qrels lack")
+        left_out = evaluation.left_out_queries
+        if left_out:
+            skipped.append(f"{left_out} {_queries(left_out)} with nothing relevant (--as {self.convention} leaves "
+                           f"{'it' if left_out == 1 else 'them'} out)")
         if skipped:
             hint = " (-c averages over every qrels query, a missing one scoring 0)" if missing and not self.complete else ""
             notes.append(f"skipped {' and '.join(skipped)}{hint}")

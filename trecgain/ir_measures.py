@@ -1,7 +1,8 @@
 """trecgain as an ir_measures provider: `trecgain.ir_measures.use()` puts it first in
 ir_measures' default pipeline, so `ir_measures.calc_aggregate`, `iter_calc`, `evaluator` (and
 PyTerrier's `Experiment`, which calls them) compute every measure trecgain has with trecgain;
-the measures it lacks (alpha_nDCG, ...) still go to ir_measures' other providers.
+the measures it lacks still go to ir_measures' other providers. The diversity measures read the
+qrels' iteration as the subtopic, as ir_measures' pyndeval provider does.
 
 Values are trecgain's under compat "9" by default: the trec_eval 9 numerics that ir_measures'
 own pytrec_eval provider computes, so switching changes no number (compat="10" for trec_eval
@@ -40,20 +41,30 @@ class TrecgainProvider(providers.Provider):
         self.compat = compat
 
     def supports(self, measure: ir_measures.Measure) -> bool:
-        """Whether trecgain computes `measure` from ir_measures' qrels (its name parses as a
-        trecgain request of a measure on plain qrels: the diversity measures, which read
-        subtopic qrels, are left to ir_measures' pyndeval provider)."""
+        """Whether trecgain computes `measure` from ir_measures' qrels: its name parses as a
+        trecgain request of a measure on plain qrels, or of a diversity measure (read from the
+        qrels' `iteration` as the subtopic, as ir_measures' pyndeval provider reads it)."""
         try:
             requests = registry.parse_requests([str(measure)], self.compat)
         except TrecgainError:
             return False
-        return all(r.measure.relevance in ("qrels", "any") for r in requests)
+        return all(r.measure.relevance in ("qrels", "any", "subtopics") for r in requests)
 
-    def _evaluator(self, measures: Iterable[ir_measures.Measure], qrels: object) -> TrecgainEvaluator:
+    def _evaluator(self, measures: Iterable[ir_measures.Measure], qrels: object) -> providers.Evaluator:
         measures = list(measures)
-        qrels, qids = _with_query_ids(qrels)
-        evaluator = Evaluator(qrels, [str(m) for m in measures], compat=self.compat)
-        return TrecgainEvaluator(measures, qids, evaluator)
+        diversity = [m for m in measures if _is_diversity(m, self.compat)]
+        plain = [m for m in measures if m not in diversity]
+        parts = []
+        if plain:
+            plain_qrels, qids = _with_query_ids(qrels)
+            parts.append(TrecgainEvaluator(plain, qids, Evaluator(plain_qrels, [str(m) for m in plain],
+                                                                  compat=self.compat)))
+            qrels = plain_qrels  # an iterator of rows is read once, into a list
+        if diversity:
+            rows = _subtopic_rows(qrels)
+            evaluator = Evaluator(rows, [str(m) for m in diversity], compat=self.compat, rel_format="subtopics")
+            parts.append(TrecgainEvaluator(diversity, {row[0] for row in rows}, evaluator))
+        return parts[0] if len(parts) == 1 else JoinedEvaluator(measures, parts)
 
     def install_instructions(self) -> str:
         return "pip install trecgain"
@@ -67,6 +78,20 @@ class TrecgainEvaluator(providers.Evaluator):
         self.trecgain = evaluator
         by_name = {str(m): m for m in measures}
         self.lines = [(by_name[line], slot, True) for line, slot, _ in _named_lines(evaluator)]
+        #: The measures whose queries may have no value (Accuracy): ir_measures' own provider
+        #: leaves such a query out, and gives a qrels query the run lacks no DEFAULT either.
+        self.optional = {by_name[line] for r in evaluator.requests if r.measure.summary == "mean_of_defined"
+                         for line in r.lines}
+
+    def iter_calc(self, run: object) -> Iterator[ir_measures.Metric]:
+        """Each query's metrics, then the DEFAULT of each measure for each qrels query it has no
+        metric for (as every ir_measures Evaluator gives it), but for the measures in `optional`."""
+        missing = {(m, q) for m in self.measures if m not in self.optional for q in self.qrel_qids}
+        for metric in self._iter_calc(run):
+            missing.discard((metric.measure, metric.query_id))
+            yield metric
+        for measure, qid in sorted(missing, key=lambda pair: (str(pair[0]), pair[1])):
+            yield ir_measures.Metric(query_id=qid, measure=measure, value=measure.DEFAULT)
 
     def _iter_calc(self, run: object) -> Iterator[ir_measures.Metric]:
         if _is_iterator(run):  # read once by trecgain, and again if it shares no query (ir_measures reads it whole too)
@@ -79,7 +104,37 @@ class TrecgainEvaluator(providers.Evaluator):
             raise
         for qid, values in query_rows(evaluation, self.lines).items():
             for measure, value in values.items():
-                yield ir_measures.Metric(query_id=qid, measure=measure, value=value)
+                if value == value or measure not in self.optional:  # NaN: the query has no value
+                    yield ir_measures.Metric(query_id=qid, measure=measure, value=value)
+
+
+class JoinedEvaluator(providers.Evaluator):
+    """Plain and diversity measures together: each part's metrics (with its defaults), in turn."""
+
+    def __init__(self, measures: list, parts: list[TrecgainEvaluator]):
+        super().__init__(measures, set().union(*(p.qrel_qids for p in parts)))
+        self.parts = parts
+
+    def iter_calc(self, run: object) -> Iterator[ir_measures.Metric]:
+        if _is_iterator(run):
+            run = list(run)  # type: ignore[call-overload]
+        for part in self.parts:
+            yield from part.iter_calc(run)
+
+    def _iter_calc(self, run: object) -> Iterator[ir_measures.Metric]:
+        return self.iter_calc(run)
+
+
+def _is_diversity(measure: ir_measures.Measure, compat: str) -> bool:
+    """Whether a measure reads subtopic judgments (ndeval's)."""
+    return any(r.measure.relevance == "subtopics" for r in registry.parse_requests([str(measure)], compat))
+
+
+def _subtopic_rows(qrels: object) -> list[tuple[str, str, str, int]]:
+    """ir_measures' qrels as subtopic judgments: (query_id, iteration, doc_id, relevance), the
+    subtopic '0' where the qrels have no iteration (as ir_measures' pyndeval provider reads them)."""
+    rows = ir_measures.util.QrelsConverter(qrels).as_namedtuple_iter()
+    return [(q.query_id, getattr(q, "iteration", "0"), q.doc_id, q.relevance) for q in rows]
 
 
 def _named_lines(evaluator: Evaluator) -> list[tuple[str, int, bool]]:

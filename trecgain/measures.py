@@ -140,8 +140,9 @@ class Measure(Record):
       points (name_%3.2f per number) | named (one line, named as ir_measures prints it: a
       measure with named parameters, `ParamKind::Named`, given by its ir_measures name only)
     - value: float | count | tag | chars
-    - summary: mean | sum | sum_judged_relevant (sum; -c: qrels grades > 0) | count | tag |
-      geometric_mean (per-query values are logs) | none (no `all` line)
+    - summary: mean | mean_of_defined (the mean over the queries with a value: a NaN is none,
+      printed as no line, left out; Accuracy) | sum | sum_judged_relevant (sum; -c: qrels
+      grades > 0) | count | tag | geometric_mean (per-query values are logs) | none (no `all` line)
     - per_query: printed per query with -q
     - in_trec_eval_9: False for measures new in trec_eval 10 (dcg, ideal_dcg, rbp, rbp_resid, unj)
     - in_trec_eval: False for trecgain's own measures
@@ -501,7 +502,7 @@ def describe(name: str) -> str:
 def _named_help(record: dict) -> list[str]:
     """`-h -m` of a measure with named parameters: its spellings, parameters and defaults."""
     lines = [f"    Named as ir_measures names it: {', '.join(record['ir_measures'])}"
-             f"{' (k at most ' + str(record['max_cutoff']) + ')' if '@k' in record['ir_measures'][0] else ''}"]
+             f"{' (k at most ' + str(record['max_cutoff']) + ')' if '@k' in record['ir_measures'][0] and record['max_cutoff'] else ''}"]
     for p in record["named"]:
         span = ("True or False" if p["kind"] == "flag"
                 else f"{_plain(p['range'][0])} to {_plain(p['range'][1])}")

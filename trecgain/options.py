@@ -50,7 +50,8 @@ class EvaluationOptions(Record):
     (-R: one of REL_FORMATS), zscores (-Z: None, or the (qid, line name, mean, stddev) rows of
     trecgain.read.read_zscores), only_query (-D 0.QID: None, or the qid as bytes) and
     convention (--as: a trecgain.conventions.Convention, whose rules have set the fields above;
-    the core reads its drop_self, ideal and level_gains through this value's properties).
+    the core reads its drop_self, ideal, level_gains, no_relevant, positive_scores and ap_divisor
+    through this value's properties).
 
     Frozen: `replace(**changes)` makes another value."""
 
@@ -62,6 +63,9 @@ class EvaluationOptions(Record):
     drop_self = property(lambda self: self.convention.drop_self)
     ideal = property(lambda self: self.convention.ideal)
     level_gains = property(lambda self: self.convention.level_gains)
+    no_relevant = property(lambda self: self.convention.no_relevant)
+    positive_scores = property(lambda self: self.convention.positive_scores)
+    ap_divisor = property(lambda self: self.convention.ap_divisor)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"EvaluationOptions is frozen: use replace({name}=...)")
@@ -99,7 +103,7 @@ class EvaluationOptions(Record):
         tool = convention_named(convention)
         check_fixed(tool, {"compat": compat, "ties": ties, "complete": complete, "max_docs": max_docs,
                            "global_gains": global_gains, "discount": discount, "exact_ideal": exact_ideal,
-                           "fractional_grades": fractional_grades}, relevance_level)
+                           "fractional_grades": fractional_grades, "err_max_grade": err_max_grade}, relevance_level)
         if tool.variants and requests is not None:  # the measures may follow other rules of the tool
             tool = variant_for(tool, requests(tool.compat))
         if tool is not TREC_EVAL:

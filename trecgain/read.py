@@ -44,7 +44,10 @@ def _printable(name: str) -> str:
 
 def read_qrels(source: Source, fractional: bool = False, rel_format: str = "qrels") -> _core.Qrels:
     """Read a qrels file (`qid iter docno grade`), a pytrec_eval-style dict, a DataFrame or rows (see rows.py);
-    with rel_format "qrels_jg", "prefs" or "qrels_prefs" (trec_eval's -R), a file of that format."""
+    with rel_format "qrels_jg", "prefs" or "qrels_prefs" (trec_eval's -R), a file of that format; with
+    "subtopics", a file or rows of (qid, subtopic, docno, grade)."""
+    if rel_format == "subtopics" and rows.is_rows(source) and not _is_mapping(source):
+        return rows.subtopic_qrels_from_rows(source)
     if rel_format != "qrels":
         return _core.Qrels.read(_raw(source, rel_format), describe(source), fractional, rel_format)
     if _is_mapping(source):

@@ -42,6 +42,8 @@ SHAPES = {
     "run": "(qid, docno, score) tuples or ir_measures' ScoredDoc(query_id, doc_id, score)",
 }
 QREL_FIELDS = ("query_id", "doc_id", "relevance", "iteration")
+SUBTOPIC_SHAPE = ("(qid, subtopic, docno, grade) tuples, pyndeval's SubtopicQrel or ir_measures' Qrel (its iteration "
+                  "the subtopic)")
 #: A namedtuple whose third field is named so holds the other kind of row.
 OTHER_KIND = {"qrels": ("score",), "run": ("relevance", "label")}
 EMPTY = {"qrels": "no judgments in the qrels", "run": "no results in the run"}
@@ -90,6 +92,14 @@ def qrels_from_rows(rows: Iterable, fractional: bool = False) -> _core.Qrels:
     """An iterable of (qid, docno, grade) tuples or ir_measures' Qrel as core Qrels."""
     source = f"qrels {type(rows).__name__}"
     return _core.Qrels.from_tuples(source, rows, fractional, TupleRules("qrels", source, fractional))
+
+
+def subtopic_qrels_from_rows(rows: Iterable) -> _core.Qrels:
+    """Subtopic judgments (`-R subtopics`) as core Qrels: an iterable of (qid, subtopic, docno,
+    grade) tuples, pyndeval's SubtopicQrel, or ir_measures' Qrel (its iteration the subtopic, as
+    ir_measures' pyndeval provider reads it)."""
+    source = f"qrels {type(rows).__name__}"
+    return _core.Qrels.subtopics_from_tuples(source, rows, SubtopicRules("qrels", source))
 
 
 def run_from_rows(rows: Iterable) -> _core.Run:
@@ -240,6 +250,31 @@ class TupleRules:
             raise TrecgainError(err.message, self.source, index + 1) from None
 
 
+class SubtopicRules(TupleRules):
+    """TupleRules for rows of subtopic judgments: where each field sits, by the row's type."""
+
+    __slots__ = ()
+
+    def __init__(self, what: str, source: str) -> None:
+        super().__init__(what, source)
+        self.id = _id_rule(source)
+
+    def layout(self, row: object, index: int) -> tuple[int, int, int, int, int]:
+        """The row's width and where its qid, subtopic, docno and grade sit (its fault raised if
+        it cannot be a subtopic judgment)."""
+        if not isinstance(row, tuple):
+            raise TrecgainError(f"row {show(row)} is {check.a(row)}, not a tuple: expected {SUBTOPIC_SHAPE}",
+                                self.source, index + 1)
+        if tuple(getattr(type(row), "_fields", ())) == QREL_FIELDS:
+            return 4, 0, 3, 1, 2
+        return 4, 0, 1, 2, 3
+
+    def wrong_width(self, row: Any, index: int) -> NoReturn:
+        """Refuse a row of another width than four."""
+        fields = f"{len(row)} field{'' if len(row) == 1 else 's'}"
+        raise TrecgainError(f"row {show(row)} has {fields}: expected {SUBTOPIC_SHAPE}", self.source, index + 1)
+
+
 def _width(row: object, what: str, source: str, i: int) -> int:
     """The fields a row of this type must have: 4 for ir_measures' Qrel, 3 for other tuples."""
     if not isinstance(row, tuple):
@@ -280,7 +315,7 @@ def _read(qids: Any, docnos: Any, values: Any, what: str, source: str, fractiona
     return read
 
 
-FIELDS = ("query id", "document id")
+FIELDS = ("query id", "document id", "subtopic id")
 
 
 def _id_rule(source: str) -> Callable[[object, int, int], bytes]:

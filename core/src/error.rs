@@ -8,6 +8,9 @@ pub struct Error {
     pub message: String,
     pub source: Option<String>,
     pub line: Option<u64>,
+    /// A gain rule refused this grade (its f64 bits) of a query's judgments: the evaluation
+    /// names the judgment that has it (`Qrels::locate_grade`).
+    pub grade: Option<u64>,
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -19,6 +22,15 @@ impl Error {
             message: message.into(),
             source: None,
             line: None,
+            grade: None,
+        }
+    }
+
+    /// A gain rule's refusal of `grade`, a grade of the query's judgments.
+    pub fn about_grade(message: impl Into<String>, grade: f64) -> Self {
+        Error {
+            grade: Some(grade.to_bits()),
+            ..Error::new(message)
         }
     }
 
@@ -28,6 +40,7 @@ impl Error {
             message: message.into(),
             source: Some(source.to_string()),
             line: None,
+            grade: None,
         }
     }
 
@@ -37,6 +50,7 @@ impl Error {
             message: message.into(),
             source: Some(source.to_string()),
             line: Some(line),
+            grade: None,
         }
     }
 }

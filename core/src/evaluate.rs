@@ -10,12 +10,12 @@ use hashbrown::HashMap;
 use crate::arena::Arena;
 use crate::error::{Error, Result};
 use crate::label::{
-    drop_below_level, judged_grades, label_ranking, only_judged, prepare_query, ranked_grades,
-    stand_in_value,
+    drop_below_level, gate_scores, judged_grades, label_ranking, only_judged, prepare_query,
+    prepare_query_by, ranked_grades, stand_in_value,
 };
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, KernelRecord, Notes, Query, Relevance, Value};
-use crate::options::{Compat, Ideal, Options, Request, Summary, Ties};
+use crate::options::{Compat, Ideal, NoRelevant, Options, Request, Summary, Ties};
 use crate::printf::printed;
 use crate::rank::{mixed_ties, rank_query_by, reverse_ties, tie_groups, Grouping};
 use crate::read::{Qrels, RelFormat, Relations, Run};
@@ -34,6 +34,9 @@ pub struct Evaluation {
     /// Per value slot: its measure follows trec_eval 9.x's rules for the queries -c brings in
     /// (`Measuring::nine_slots`): their values are not evaluated, and print no line.
     pub nine_slots: Vec<bool>,
+    /// Per value slot: a query may have no value there (NaN, `Summary::MeanOfDefined`), and
+    /// then prints no line for it.
+    pub optional_slots: Vec<bool>,
     /// `values[q * width + line]`.
     pub values: Vec<f64>,
     /// The `all` value of each line.
@@ -49,6 +52,9 @@ pub struct Evaluation {
     /// lack (never evaluated).
     pub queries_not_in_run: usize,
     pub queries_not_in_qrels: usize,
+    /// Queries of both the run and the qrels left out as having nothing relevant
+    /// (`NoRelevant::Skip`: gdeval.pl's rule, torchmetrics' "skip").
+    pub queries_left_out: usize,
 }
 
 /// The evaluation with tied documents of different relevance values ordered the other way
@@ -180,6 +186,8 @@ pub struct Measuring<'a> {
     grouping: Grouping,
     /// The qrels queries evaluated, in order.
     queries: Vec<usize>,
+    /// The run's qrels queries not evaluated for having nothing relevant (`NoRelevant::Skip`).
+    left_out: usize,
     threads: usize,
     /// A block holds about this many run lines, or this many queries.
     block: (usize, usize),
@@ -192,6 +200,9 @@ pub struct Measuring<'a> {
     relates: bool,
     /// Some measure reads what the ranking shares with the ideal ranking (Compat).
     overlaps: bool,
+    /// The tie rule some measure ranks by whatever --ties says (`KernelRecord::ties`): each
+    /// query is ranked by it too.
+    own_ties: Option<Ties>,
 }
 
 /// Whether some planned measure reads judgment groups or preferences.
@@ -208,6 +219,16 @@ fn relates(planned: &[Planned]) -> bool {
 /// Whether some planned measure reads what the ranking shares with the ideal ranking.
 fn overlaps(planned: &[Planned]) -> bool {
     planned.iter().any(|p| p.kernel.overlap)
+}
+
+/// The tie rule some planned measure ranks by whatever --ties says (the one rule records
+/// declare today: the run's own order).
+fn own_ties(planned: &[Planned]) -> Option<Ties> {
+    let own = planned.iter().find_map(|p| p.kernel.ties);
+    debug_assert!(planned
+        .iter()
+        .all(|p| p.kernel.ties.is_none() || p.kernel.ties == own));
+    own
 }
 
 /// Per value slot, the name of its line (as the requests name them), or None for a line that
@@ -235,6 +256,12 @@ impl<'a> Measuring<'a> {
         let (planned, width) = plan(requests, options)?;
         let grouping = Grouping::new(run, qrels);
         let queries = grouping.evaluated(run, qrels, options)?;
+        let before = queries.len();
+        let queries: Vec<usize> = queries
+            .into_iter()
+            .filter(|&q| grouping.measured(q, run, qrels, options))
+            .collect();
+        let left_out = before - queries.len();
         Ok(Measuring {
             qrels,
             run,
@@ -242,10 +269,12 @@ impl<'a> Measuring<'a> {
             slot_names: slot_names(&planned),
             relates: relates(&planned),
             overlaps: overlaps(&planned),
+            own_ties: own_ties(&planned),
             planned,
             width,
             grouping,
             queries,
+            left_out,
             threads: threads(),
             block: (BLOCK_LINES, BLOCK_QUERIES),
             tie_lines: None,
@@ -277,6 +306,15 @@ impl<'a> Measuring<'a> {
             slots[p.first_line..p.first_line + p.lines].fill(p.nine);
         }
         slots
+    }
+
+    /// Per value slot: whether a query may have no value there (NaN: `Summary::MeanOfDefined`).
+    pub fn optional_slots(&self) -> Vec<bool> {
+        let summaries = self.summaries();
+        summaries
+            .iter()
+            .map(|&s| s == Summary::MeanOfDefined)
+            .collect()
     }
 
     /// Whether the run has qrels query `query` (false for one only -c brings in).
@@ -382,9 +420,10 @@ impl<'a> Measuring<'a> {
     pub fn evaluate_keeping(&self, budget: usize) -> Result<Evaluation> {
         let mut keep_values = budget > 0;
         let mut values = Vec::new();
-        let mut totals = Totals::new(self.nine_slots());
+        let summaries = self.summaries();
+        let mut totals = Totals::new(self.nine_slots(), &summaries);
         let checking = self.tie_lines.is_some() && self.options.ties == Ties::Docno;
-        let mut other_totals = Totals::new(self.nine_slots());
+        let mut other_totals = Totals::new(self.nine_slots(), &summaries);
         let mut differing = 0;
         let lines = self.tie_lines.as_deref().unwrap_or(&[]);
         let width = self.width.max(1);
@@ -412,8 +451,7 @@ impl<'a> Measuring<'a> {
             },
             other,
         )?;
-        let summaries = self.summaries();
-        let finish = |t: &Totals| t.finish(&summaries, self.qrels, self.options.complete);
+        let finish = |t: &Totals| t.finish(self.qrels, self.options.complete);
         let tie_check = checking.then(|| TieCheck {
             summaries: finish(&other_totals),
             query_lines: differing,
@@ -433,6 +471,7 @@ impl<'a> Measuring<'a> {
                 .collect(),
             width: self.width,
             nine_slots: self.nine_slots(),
+            optional_slots: self.optional_slots(),
             values,
             summaries: finish(&totals),
             tie_check,
@@ -440,6 +479,7 @@ impl<'a> Measuring<'a> {
             warnings,
             mixed_tie_queries: notes.mixed_tie_queries,
             queries_not_in_run: self.grouping.in_run.iter().filter(|&&x| !x).count(),
+            queries_left_out: self.left_out,
             queries_not_in_qrels: self.run.qids.len()
                 - (0..self.run.qids.len())
                     .filter(|&q| self.qrels.query(self.run.qids.get(q)).is_some())
@@ -523,6 +563,9 @@ pub struct Parts {
     pub mixed_tie_queries: usize,
     /// The run's queries the qrels lack.
     pub queries_not_in_qrels: usize,
+    /// The queries of both the run and the qrels the parts left out as having nothing
+    /// relevant (`NoRelevant::Skip`).
+    pub queries_left_out: usize,
 }
 
 /// The evaluation of a run that was measured in parts elsewhere, exactly as `evaluate` makes
@@ -544,7 +587,17 @@ pub fn assemble(
     let run = no_lines(source);
     let mut grouping = Grouping::new(&run, qrels);
     grouping.in_run = row_of.iter().map(|&r| r != usize::MAX).collect();
-    let queries = grouping.evaluated(&run, qrels, options)?;
+    // the parts left out the run's queries with nothing relevant (NoRelevant::Skip); those
+    // only -c brings in are left out here by the same rule
+    let left_out_only = Options {
+        empty_ok: options.empty_ok || parts.queries_left_out > 0, // the run had queries, all left out
+        ..options.clone()
+    };
+    let queries: Vec<usize> = grouping
+        .evaluated(&run, qrels, &left_out_only)?
+        .into_iter()
+        .filter(|&q| grouping.in_run[q] || grouping.measured(q, &run, qrels, options))
+        .collect();
     // the queries only -c brings in, measured here; with a part's failure, those before it
     let failed_at = match &failure {
         Some((qid, _)) => qrels.query(qid).unwrap_or(0),
@@ -562,10 +615,12 @@ pub fn assemble(
         slot_names: slot_names(&planned),
         relates: relates(&planned),
         overlaps: overlaps(&planned),
+        own_ties: own_ties(&planned),
         planned,
         width,
         grouping,
         queries: absent,
+        left_out: parts.queries_left_out,
         threads: threads(),
         block: (BLOCK_LINES, BLOCK_QUERIES),
         tie_lines: None,
@@ -582,7 +637,7 @@ pub fn assemble(
     if let Some((_, error)) = failure {
         return Err(error);
     }
-    let mut totals = Totals::new(measuring.nine_slots());
+    let mut totals = Totals::new(measuring.nine_slots(), &measuring.summaries());
     let mut values = Vec::with_capacity(queries.len() * width);
     let mut qids = Arena::new();
     let mut in_run = Vec::with_capacity(queries.len());
@@ -608,13 +663,16 @@ pub fn assemble(
         in_run,
         width,
         nine_slots: measuring.nine_slots(),
+        optional_slots: measuring.optional_slots(),
         values,
-        summaries: totals.finish(&measuring.summaries(), qrels, options.complete),
+        summaries: totals.finish(qrels, options.complete),
         tie_check: None,
         tag: parts.tag,
         warnings,
         mixed_tie_queries: parts.mixed_tie_queries + notes.mixed_tie_queries,
-        queries_not_in_run: measuring.grouping.in_run.iter().filter(|&&x| !x).count(),
+        queries_not_in_run: measuring.grouping.in_run.iter().filter(|&&x| !x).count()
+            - parts.queries_left_out,
+        queries_left_out: parts.queries_left_out,
         queries_not_in_qrels: parts.queries_not_in_qrels,
     })
 }
@@ -706,9 +764,16 @@ struct Scratch {
     filtered: Vec<f64>,
     groups: Vec<u32>,
     kept_groups: Vec<u32>,
+    /// The ranked documents' grades before `gate_scores` (`Options::positive_scores`).
+    ungated: Vec<f64>,
     filtered_groups: Vec<u32>,
     /// The query's judgment groups or preferences joined with its ranking.
     related: Related,
+    /// The query's ranking under a measure's own tie rule (`Measuring::own_ties`): its run
+    /// lines, their relevance values, and those values without the unjudged (a request's -J).
+    own_rows: Vec<usize>,
+    own: Vec<f64>,
+    own_judged: Vec<f64>,
 }
 
 /// Ranks, labels and measures some queries into their rows of `out` (and, when checking
@@ -742,6 +807,15 @@ impl Measuring<'_> {
                 &mut rows,
                 &mut ranked,
             )?;
+            if options.positive_scores {
+                // the ideal's grades come from the ranking as given (torchmetrics' target)
+                ranked_grades(&ranked, &mut scratch.ungated);
+                gate_scores(&rows, run, options.compat, &mut ranked);
+            }
+            if let Some(ties) = self.own_ties {
+                let (own_rows, own) = (&mut scratch.own_rows, &mut scratch.own);
+                prepare_query_by(q, grouping, run, qrels, options, ties, own_rows, own);
+            }
             let mixed = options.ties == Ties::Docno
                 && (cut_tie || mixed_ties(&rows, &ranked, run, options.compat));
             notes.mixed_tie_queries += usize::from(mixed);
@@ -818,7 +892,9 @@ impl Measuring<'_> {
             std::mem::swap(ranked, &mut s.kept);
             std::mem::swap(&mut s.groups, &mut s.kept_groups);
         }
-        if options.ideal == Ideal::Ranking {
+        if options.ideal == Ideal::Ranking && options.positive_scores {
+            s.judged.clone_from(&s.ungated);
+        } else if options.ideal == Ideal::Ranking {
             ranked_grades(ranked, &mut s.judged);
         } else {
             judged_grades(qrels, q, &mut s.judged);
@@ -837,6 +913,11 @@ impl Measuring<'_> {
             subtopics: s.related.subtopics.as_ref(),
             overlap: s.related.overlap.as_ref(),
         };
+        if matches!(options.no_relevant, NoRelevant::One | NoRelevant::Error)
+            && !s.judged.iter().any(|&g| g >= options.relevance_level)
+        {
+            return no_relevant(options.no_relevant, qrels.qids.get(q), row);
+        }
         let tally = Some(Tally::count(&whole, options.relevance_level));
         let not_evaluated = Query {
             ranked: &[],
@@ -852,6 +933,21 @@ impl Measuring<'_> {
         for p in &self.planned {
             let query = if absent && p.nine {
                 Query { ..not_evaluated } // 9.x's rule for a query -c brings in
+            } else if p.kernel.ties.is_some() {
+                // its own tie rule: the query's ranking in that order (none for a query the
+                // run lacks, -c or not)
+                let own = if p.request.judged_only && !options.judged_only {
+                    only_judged(&s.own, &mut s.own_judged);
+                    &s.own_judged
+                } else {
+                    &s.own
+                };
+                Query {
+                    ranked: own,
+                    tally: None,
+                    ties: None,
+                    ..whole
+                }
             } else if p.request.judged_only && !options.judged_only {
                 only_judged_tied(
                     ranked,
@@ -875,15 +971,31 @@ impl Measuring<'_> {
                 p.options.as_ref().unwrap_or(options),
                 notes,
                 &mut row[p.first_line..p.first_line + p.lines],
-            )?;
+            )
+            .map_err(|e| qrels.locate_grade(q, e))?;
         }
         Ok(())
     }
 }
 
+/// The row of a query with nothing relevant under `rule` (One or Error; Skip's queries are
+/// never measured, `Grouping::evaluated`): 1 for every value, or an error naming the query.
+fn no_relevant(rule: NoRelevant, qid: &[u8], row: &mut [f64]) -> Result<()> {
+    if rule == NoRelevant::Error {
+        return Err(Error::new(format!(
+            "query '{}' has nothing relevant, which the convention makes an error (torchmetrics' \
+             empty_target_action='error')",
+            String::from_utf8_lossy(qid)
+        )));
+    }
+    row.fill(1.0);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::ApDivisor;
 
     fn request(kernel: &str, cutoffs: Vec<usize>, summary: Summary) -> Request {
         Request {
@@ -1044,10 +1156,14 @@ mod tests {
                 e.in_run.clone(),
             )
         };
-        for (complete, compat) in [
-            (false, Compat::Ten),
-            (true, Compat::Ten),
-            (true, Compat::Nine),
+        // the last two: the run's queries with nothing relevant at level 2 (some) or 3 (all:
+        // grade 3 is never ranked) among their ranked documents are left out (NoRelevant::Skip)
+        for (complete, compat, skip_below) in [
+            (false, Compat::Ten, None),
+            (true, Compat::Ten, None),
+            (true, Compat::Nine, None),
+            (false, Compat::Ten, Some(2.0)),
+            (false, Compat::Ten, Some(3.0)),
         ] {
             let options = Options {
                 complete,
@@ -1055,7 +1171,18 @@ mod tests {
                 compat,
                 ..Options::default()
             };
+            let options = match skip_below {
+                Some(level) => Options {
+                    no_relevant: NoRelevant::Skip,
+                    ideal: Ideal::Ranking,
+                    relevance_level: level,
+                    ..options
+                },
+                None => options,
+            };
             let want = evaluate(&qrels, &whole, &requests, &options).unwrap();
+            assert_eq!(want.queries_left_out > 0, skip_below.is_some());
+            assert_eq!(want.qids.is_empty(), skip_below == Some(3.0));
             let part_options = Options {
                 complete: false,
                 empty_ok: true,
@@ -1072,6 +1199,7 @@ mod tests {
                 parts.qids.extend(part.qids.iter().map(<[u8]>::to_vec));
                 parts.values.extend(&part.values);
                 parts.queries_not_in_qrels += part.queries_not_in_qrels;
+                parts.queries_left_out += part.queries_left_out;
             }
             let got = assemble(&qrels, &requests, &options, "r", parts.clone(), None).unwrap();
             assert_eq!(
@@ -1080,8 +1208,16 @@ mod tests {
                 "complete {complete}, compat {compat:?}"
             );
             assert_eq!(
-                (got.queries_not_in_run, got.queries_not_in_qrels),
-                (want.queries_not_in_run, want.queries_not_in_qrels)
+                (
+                    got.queries_not_in_run,
+                    got.queries_not_in_qrels,
+                    got.queries_left_out
+                ),
+                (
+                    want.queries_not_in_run,
+                    want.queries_not_in_qrels,
+                    want.queries_left_out
+                )
             );
             // a part's failure is the error, unless a query only -c brings in fails before it
             let failure = (b"q07".to_vec(), Error::at("bad", "r", 7));
@@ -1123,5 +1259,123 @@ mod tests {
             message(&lines),
             "run:3: document 'a' retrieved twice for query '1' (first at line 1)"
         );
+    }
+
+    /// Queries 1 (a relevant at rank 2, under a non-relevant b), 2 (x judged 0, y relevant but
+    /// not retrieved), 3 (c relevant, with a score of -1, below z).
+    fn convention_case() -> (Qrels, Run) {
+        let qrels = Qrels::from_judgments(
+            "q",
+            [
+                (b"1", b"a", 1.0),
+                (b"1", b"b", 0.0),
+                (b"2", b"x", 0.0),
+                (b"2", b"y", 1.0),
+                (b"3", b"c", 1.0),
+            ],
+            false,
+        )
+        .unwrap();
+        let lines = [
+            (b"1", b"a", 1.0),
+            (b"1", b"b", 2.0),
+            (b"2", b"x", 1.0),
+            (b"3", b"z", 0.0),
+            (b"3", b"c", -1.0),
+        ];
+        (
+            qrels,
+            Run::from_lines("r", lines, Vec::<Vec<u8>>::new()).unwrap(),
+        )
+    }
+
+    /// NoRelevant under Ideal::Ranking: query 2 ranks nothing relevant. Zero: RR 1/2, 0, 1/2
+    /// (mean 1/3); One: query 2 scores 1 (mean 2/3); Skip: query 2 is not evaluated (mean 1/2);
+    /// Error: an error naming it. Under Ideal::Judged query 2 has a relevant judgment: skipped
+    /// by nothing.
+    #[test]
+    fn queries_with_nothing_relevant() {
+        let (qrels, run) = convention_case();
+        let requests = [request("recip_rank", vec![], Summary::Mean)];
+        let with = |no_relevant, ideal| Options {
+            no_relevant,
+            ideal,
+            ..Options::default()
+        };
+        let zero = evaluate(
+            &qrels,
+            &run,
+            &requests,
+            &with(NoRelevant::Zero, Ideal::Ranking),
+        )
+        .unwrap();
+        assert_eq!(
+            (zero.values.clone(), zero.summaries.clone()),
+            (vec![0.5, 0.0, 0.5], vec![1.0 / 3.0])
+        );
+        let one = evaluate(
+            &qrels,
+            &run,
+            &requests,
+            &with(NoRelevant::One, Ideal::Ranking),
+        )
+        .unwrap();
+        assert_eq!(
+            (one.values, one.summaries),
+            (vec![0.5, 1.0, 0.5], vec![2.0 / 3.0])
+        );
+        let skip = evaluate(
+            &qrels,
+            &run,
+            &requests,
+            &with(NoRelevant::Skip, Ideal::Ranking),
+        )
+        .unwrap();
+        assert_eq!(skip.qids.len(), 2);
+        assert_eq!((skip.values, skip.summaries), (vec![0.5, 0.5], vec![0.5]));
+        let judged = evaluate(
+            &qrels,
+            &run,
+            &requests,
+            &with(NoRelevant::Skip, Ideal::Judged),
+        )
+        .unwrap();
+        assert_eq!(judged.values, vec![0.5, 0.0, 0.5]);
+        let error = evaluate(
+            &qrels,
+            &run,
+            &requests,
+            &with(NoRelevant::Error, Ideal::Ranking),
+        );
+        assert!(error
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("query '2' has nothing relevant"));
+    }
+
+    /// positive_scores: query 3's c (score -1) is not relevant to RR and recall's numerator,
+    /// but recall's divisor (Ideal::Ranking) still counts it: RR 0, recall@2 0 / 1. AP over the
+    /// found (ApDivisor::Found) of query 1: (1/2) / 1 found.
+    #[test]
+    fn non_positive_scores_and_ap_over_the_found() {
+        let (qrels, run) = convention_case();
+        let requests = [
+            request("recip_rank", vec![], Summary::Mean),
+            request("recall", vec![2], Summary::Mean),
+            request("map_cut", vec![1, 2], Summary::Mean),
+        ];
+        let options = Options {
+            positive_scores: true,
+            ideal: Ideal::Ranking,
+            ap_divisor: ApDivisor::Found,
+            ..Options::default()
+        };
+        let e = evaluate(&qrels, &run, &requests, &options).unwrap();
+        let row = |q: usize| e.values[q * 4..(q + 1) * 4].to_vec();
+        assert_eq!(row(0), vec![0.5, 1.0, 0.0, 0.5]);
+        assert_eq!(row(2), vec![0.0, 0.0, 0.0, 0.0]);
+        let plain = evaluate(&qrels, &run, &requests, &Options::default()).unwrap();
+        assert_eq!(plain.values[8..12].to_vec(), vec![0.5, 1.0, 0.0, 0.5]);
     }
 }

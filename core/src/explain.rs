@@ -252,7 +252,8 @@ pub fn explain(
 
     let mut notes = Notes::default();
     let mut values = vec![0.0; record.lines(request)];
-    (record.compute)(&query_seen, request, options, &mut notes, &mut values)?;
+    (record.compute)(&query_seen, request, options, &mut notes, &mut values)
+        .map_err(|e| qrels.locate_grade(query, e))?;
 
     let doc_at = |row: usize| Doc {
         docno: run.docnos.get(row).to_vec(),
@@ -267,7 +268,8 @@ pub fn explain(
     } else {
         GainRule::TREC_EVAL
     };
-    let gains = Gains::new(&query_seen, &rule, options.relevance_level, &mut notes)?;
+    let gains = Gains::new(&query_seen, &rule, options.relevance_level, &mut notes)
+        .map_err(|e| qrels.locate_grade(query, e))?;
     let mut explanation = Explanation {
         rows: Vec::new(),
         steps: Vec::new(),
@@ -590,6 +592,9 @@ pub fn refusal(record: &KernelRecord) -> String {
     match record.summary {
         Summary::Tag | Summary::Count => format!(
             "explain does not show '{name}': it has no per-query computation (its summary line names the run or counts the queries)"
+        ),
+        _ if record.ties.is_some() => format!(
+            "explain does not show '{name}' yet: it ranks tied scores by its own rule (the run's own order), and explain lays out trec_eval's ranking"
         ),
         _ => format!("explain does not show '{name}'"),
     }

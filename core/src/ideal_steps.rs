@@ -257,7 +257,7 @@ fn ideal_gains(
     names: &Names,
     alpha: f64,
 ) -> Vec<f64> {
-    let ideal = r.ideal_docs(topic, alpha);
+    let ideal = r.ideal_docs(topic, alpha, steps.len());
     let mut novelty = Novelty::new(r, topic.width, alpha);
     let mut gains = Vec::new();
     for (s, &d) in steps.iter_mut().zip(&ideal) {

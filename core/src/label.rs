@@ -7,8 +7,8 @@
 use hashbrown::HashMap;
 
 use crate::error::Result;
-use crate::options::Options;
-use crate::rank::{check_duplicates, rank_query, Grouping};
+use crate::options::{Compat, Options, Ties};
+use crate::rank::{check_duplicates, rank_query, rank_query_by, sort_score, Grouping};
 use crate::read::{Qrels, Run};
 
 /// One qrels query's ranking as the evaluation and explain both prepare it: its run lines
@@ -25,16 +25,51 @@ pub fn prepare_query<'a>(
     rows: &mut Vec<usize>,
     ranked: &mut Vec<f64>,
 ) -> Result<bool> {
+    query_lines(query, grouping, run, qrels, options, rows);
+    let cut_tie = rank_query(rows, run, options);
+    check_duplicates(rows, run, seen)?;
+    label_ranking(rows, query, run, qrels, ranked);
+    Ok(cut_tie)
+}
+
+/// One qrels query's run lines (`rows`), in the order the run gave them (without the
+/// document named as the query, when the options drop it).
+pub fn query_lines(
+    query: usize,
+    grouping: &Grouping,
+    run: &Run,
+    qrels: &Qrels,
+    options: &Options,
+    rows: &mut Vec<usize>,
+) {
     rows.clear();
     rows.extend_from_slice(grouping.lines(query));
     if options.drop_self {
         let qid = qrels.qids.get(query);
         rows.retain(|&row| run.docnos.get(row) != qid);
     }
-    let cut_tie = rank_query(rows, run, options);
-    check_duplicates(rows, run, seen)?;
+}
+
+/// One qrels query's ranking under a measure's own tie rule (`KernelRecord::ties`), -M and -J
+/// applied as to the evaluation's ranking (whose preparation, `prepare_query`, refused the
+/// documents retrieved twice): labeled into `ranked`.
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_query_by(
+    query: usize,
+    grouping: &Grouping,
+    run: &Run,
+    qrels: &Qrels,
+    options: &Options,
+    ties: Ties,
+    rows: &mut Vec<usize>,
+    ranked: &mut Vec<f64>,
+) {
+    query_lines(query, grouping, run, qrels, options, rows);
+    rank_query_by(rows, run, options, ties);
     label_ranking(rows, query, run, qrels, ranked);
-    Ok(cut_tie)
+    if options.judged_only {
+        ranked.retain(|&v| v >= 0.0);
+    }
 }
 
 /// Relevance value of a ranked document the qrels do not list.
@@ -110,4 +145,16 @@ pub fn drop_below_level(ranked: &mut [f64], judged: &mut Vec<f64>, level: f64) {
         }
     }
     judged.retain(|&g| g >= level);
+}
+
+/// A ranked document whose score (f32 with compat 9) is not positive becomes judged
+/// non-relevant (`Options::positive_scores`, torchmetrics' rule); `rows` are the ranking's
+/// run lines, `ranked` their relevance values. Unjudged values stay as they are (-J keeps
+/// dropping the same documents).
+pub fn gate_scores(rows: &[usize], run: &Run, compat: Compat, ranked: &mut [f64]) {
+    for (&row, v) in rows.iter().zip(ranked.iter_mut()) {
+        if *v > 0.0 && sort_score(run.scores[row], compat) <= 0.0 {
+            *v = 0.0;
+        }
+    }
 }

@@ -127,6 +127,11 @@ impl GainSpec {
 pub enum Summary {
     /// Sum in query order, then divide by the number of queries.
     Mean,
+    /// The mean over the queries that have a value (a NaN per-query value is none: the query
+    /// is left out of the sum and of the count, as ir_measures leaves out a query its
+    /// accuracy provider gives no value); NaN when no query has one (ir_measures' mean of
+    /// nothing). -c does not change it: a query the run lacks has no value either.
+    MeanOfDefined,
     /// Sum (num_ret, num_rel_ret).
     Sum,
     /// Sum; with -c, every judgment of the qrels with grade > 0 (trec_eval's num_rel with -c).
@@ -193,6 +198,31 @@ pub enum Ideal {
     Ranking,
 }
 
+/// What a query with nothing relevant (no document at the relevance level among those the
+/// ideal is built from: judged, or ranked under `Ideal::Ranking`) is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NoRelevant {
+    /// Its measures' own values, 0 for the measures of `--as` (trec_eval's).
+    #[default]
+    Zero,
+    /// 1 for every measure (torchmetrics' `empty_target_action="pos"`).
+    One,
+    /// Not evaluated: no values, left out of the mean (gdeval.pl; torchmetrics' "skip").
+    Skip,
+    /// An error naming the query (torchmetrics' "error").
+    Error,
+}
+
+/// What average precision is divided by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApDivisor {
+    /// The query's relevant documents (trec_eval's num_rel).
+    #[default]
+    Relevant,
+    /// The relevant documents ranked within the cutoff (torchmetrics').
+    Found,
+}
+
 /// The run-wide options of one evaluation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
@@ -233,6 +263,13 @@ pub struct Options {
     /// `--as`: judgments below the relevance level are dropped, so they add no gain to a gain
     /// measure either (ranx's `clean_qrels`; trec_eval's nDCG ignores -l).
     pub level_gains: bool,
+    /// `--as`: what a query with nothing relevant is given (`NoRelevant`).
+    pub no_relevant: NoRelevant,
+    /// `--as`: a document whose score (f32 with compat 9) is not positive is not relevant to
+    /// the measures that count relevant documents (torchmetrics'); its gain is kept.
+    pub positive_scores: bool,
+    /// `--as`: what average precision is divided by.
+    pub ap_divisor: ApDivisor,
 }
 
 impl Default for Options {
@@ -256,6 +293,9 @@ impl Default for Options {
             drop_self: false,
             ideal: Ideal::Judged,
             level_gains: false,
+            no_relevant: NoRelevant::Zero,
+            positive_scores: false,
+            ap_divisor: ApDivisor::Relevant,
         }
     }
 }

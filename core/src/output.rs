@@ -57,7 +57,10 @@ pub fn write_trec(
         for q in 0..ev.qids.len() {
             if ev.in_run[q] || layout.absent_queries {
                 let row = &ev.values[q * ev.width..(q + 1) * ev.width];
-                let skip = (!ev.in_run[q]).then_some(ev.nine_slots.as_slice());
+                let skip = Skip {
+                    nine: (!ev.in_run[q]).then_some(ev.nine_slots.as_slice()),
+                    optional: &ev.optional_slots,
+                };
                 push_query(&mut buf, lines, ev.qids.get(q), row, &ev.tag, skip);
             }
             flush_full(&mut buf, sink)?;
@@ -78,17 +81,21 @@ pub fn write_trec_streamed(
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + 4096);
     if layout.per_query {
         let width = measuring.width();
-        let nine = measuring.nine_slots();
+        let (nine, optional) = (measuring.nine_slots(), measuring.optional_slots());
         measuring.for_each_block(&mut |queries, rows| {
             for (i, &q) in queries.iter().enumerate() {
                 if measuring.in_run(q) || layout.absent_queries {
+                    let skip = Skip {
+                        nine: (!measuring.in_run(q)).then_some(nine.as_slice()),
+                        optional: &optional,
+                    };
                     push_query(
                         &mut buf,
                         lines,
                         measuring.qid(q),
                         &rows[i * width..(i + 1) * width],
                         &ev.tag,
-                        (!measuring.in_run(q)).then_some(nine.as_slice()),
+                        skip,
                     );
                 }
                 flush_full(&mut buf, sink)?;
@@ -131,19 +138,35 @@ fn finish(
     Ok(())
 }
 
-/// One query's lines, in registry order; `skip`: for a query the run lacks, the value slots
-/// whose lines 9.x's rules do not print (`Evaluation::nine_slots`).
+/// Which of a query's lines print no line.
+#[derive(Clone, Copy)]
+struct Skip<'a> {
+    /// For a query the run lacks, the value slots whose lines 9.x's rules do not print
+    /// (`Evaluation::nine_slots`).
+    nine: Option<&'a [bool]>,
+    /// The value slots where a NaN is no value (`Evaluation::optional_slots`).
+    optional: &'a [bool],
+}
+
+impl Skip<'_> {
+    fn skips(&self, slot: usize, value: f64) -> bool {
+        let flag = |slots: &[bool]| slots.get(slot).copied().unwrap_or(false);
+        self.nine.is_some_and(flag) || (value.is_nan() && flag(self.optional))
+    }
+}
+
+/// One query's lines, in registry order, but those `skip` leaves out.
 fn push_query(
     buf: &mut Vec<u8>,
     lines: &[LineFormat],
     qid: &[u8],
     row: &[f64],
     tag: &[u8],
-    skip: Option<&[bool]>,
+    skip: Skip,
 ) {
     let mut slot = 0;
     for line in lines {
-        let skipped = skip.is_some_and(|nine| nine.get(slot).copied().unwrap_or(false));
+        let skipped = skip.skips(slot, row.get(slot).copied().unwrap_or(0.0));
         if line.per_query && !skipped {
             push_line(
                 buf,

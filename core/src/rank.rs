@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use hashbrown::HashMap;
 
 use crate::error::{Error, Result};
-use crate::options::{Compat, Options, Ties};
+use crate::options::{Compat, Ideal, NoRelevant, Options, Ties};
 use crate::read::{Qrels, Run};
 
 /// Which run lines belong to which qrels query, grouped once per evaluation.
@@ -87,6 +87,32 @@ impl Grouping {
         Ok(queries)
     }
 
+    /// Whether qrels query `q` is measured under the options' rule for queries with nothing
+    /// relevant: always, but with `NoRelevant::Skip` only when it has something relevant.
+    pub fn measured(&self, q: usize, run: &Run, qrels: &Qrels, options: &Options) -> bool {
+        options.no_relevant != NoRelevant::Skip || self.has_relevant(q, run, qrels, options)
+    }
+
+    /// Whether qrels query `q` has a relevant document (grade >= the relevance level) among
+    /// those its ideal is built from: its judged documents, or under `Ideal::Ranking` the
+    /// documents the run ranks for it (without the one named as the query, with drop_self).
+    pub fn has_relevant(&self, q: usize, run: &Run, qrels: &Qrels, options: &Options) -> bool {
+        let level = options.relevance_level;
+        match options.ideal {
+            Ideal::Judged => qrels.grades[qrels.offsets[q]..qrels.offsets[q + 1]]
+                .iter()
+                .any(|&g| g >= level),
+            Ideal::Ranking => {
+                let qid = qrels.qids.get(q);
+                self.lines(q).iter().any(|&row| {
+                    let docno = run.docnos.get(row);
+                    !(options.drop_self && docno == qid)
+                        && qrels.grade(q, docno).is_some_and(|g| g >= level)
+                })
+            }
+        }
+    }
+
     /// Run lines of one qrels query, in file order.
     pub fn lines(&self, query: usize) -> &[usize] {
         &self.rows[self.offsets[query]..self.offsets[query + 1]]
@@ -144,11 +170,8 @@ fn order_key(score: f64) -> u64 {
 pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: Ties) -> bool {
     let compat = options.compat;
     let by_docno = |a: usize, b: usize| run.docnos.get(b).cmp(run.docnos.get(a));
-    let by_docno_keyed = |a: &Keyed, b: &Keyed| {
-        b.docno
-            .cmp(&a.docno)
-            .then_with(|| by_docno(a.row, b.row))
-    };
+    let by_docno_keyed =
+        |a: &Keyed, b: &Keyed| b.docno.cmp(&a.docno).then_with(|| by_docno(a.row, b.row));
     let mut keyed: Vec<Keyed> = match ties {
         Ties::Rank => Vec::new(),
         _ => rows
@@ -161,10 +184,12 @@ pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: 
             .collect(),
     };
     match ties {
-        Ties::Docno | Ties::Average => keyed
-            .sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| by_docno_keyed(a, b))),
-        Ties::Reversed => keyed
-            .sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| by_docno_keyed(b, a))),
+        Ties::Docno | Ties::Average => {
+            keyed.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| by_docno_keyed(a, b)))
+        }
+        Ties::Reversed => {
+            keyed.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| by_docno_keyed(b, a)))
+        }
         // rows are run lines, numbered in the order the run gave them
         Ties::Input => {
             keyed.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| a.row.cmp(&b.row)))

@@ -179,13 +179,8 @@ fn join_subtopics(
         topic.offsets.push(topic.subtopic.len());
     }
     topic.named = named;
-    let mut by_docno: Vec<usize> = (base..end).collect();
-    by_docno.sort_unstable_by(|&a, &b| qrels.docnos.get(a).cmp(qrels.docnos.get(b)));
     topic.order.clear();
-    topic.order.resize(end - base, 0);
-    for (place, &j) in by_docno.iter().enumerate() {
-        topic.order[j - base] = place as u32;
-    }
+    topic.order.extend_from_slice(&subtopics.order[base..end]);
 }
 
 /// Each group's labels of the ranking (-J: without the documents that group does not judge).

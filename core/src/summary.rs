@@ -15,16 +15,21 @@ pub struct Totals {
     /// add nothing to the sums and count only in the divisor (and as log(MIN_GEO_MEAN) in
     /// geometric means).
     absent_add_nothing: Vec<bool>,
+    /// How each slot is summarised; for `Summary::MeanOfDefined`, the queries with a value.
+    summaries: Vec<Summary>,
+    defined: Vec<usize>,
 }
 
 impl Totals {
     /// `absent_add_nothing`: per value slot, whether trec_eval 9.x's rule for the queries only
-    /// -c brings in applies.
-    pub fn new(absent_add_nothing: Vec<bool>) -> Self {
+    /// -c brings in applies; `summaries`: how each slot is summarised.
+    pub fn new(absent_add_nothing: Vec<bool>, summaries: &[Summary]) -> Self {
         Totals {
             totals: vec![0.0; absent_add_nothing.len()],
             queries: 0,
             in_run: 0,
+            defined: vec![0; absent_add_nothing.len()],
+            summaries: summaries.to_vec(),
             absent_add_nothing,
         }
     }
@@ -33,20 +38,23 @@ impl Totals {
     pub fn add(&mut self, row: &[f64], in_run: bool) {
         self.queries += 1;
         self.in_run += usize::from(in_run);
-        for ((total, v), &nine) in self
-            .totals
-            .iter_mut()
-            .zip(row)
-            .zip(&self.absent_add_nothing)
+        let slots = self.totals.iter_mut().zip(&mut self.defined).zip(row);
+        for (((total, defined), v), (&nine, &summary)) in
+            slots.zip(self.absent_add_nothing.iter().zip(&self.summaries))
         {
-            if in_run || !nine {
+            if summary == Summary::MeanOfDefined {
+                if !v.is_nan() {
+                    *total += v;
+                    *defined += 1;
+                }
+            } else if in_run || !nine {
                 *total += v;
             }
         }
     }
 
-    /// The `all` value of each line, given how each is summarised.
-    pub fn finish(&self, summaries: &[Summary], qrels: &Qrels, complete: bool) -> Vec<f64> {
+    /// The `all` value of each line.
+    pub fn finish(&self, qrels: &Qrels, complete: bool) -> Vec<f64> {
         // with -c, trec_eval divides by the number of qrels queries, and num_q is that number:
         // every one of them is evaluated, unless -D 0.QID picked one
         let queries = if complete {
@@ -57,10 +65,12 @@ impl Totals {
         let n = queries as f64;
         self.totals
             .iter()
-            .zip(summaries)
-            .zip(&self.absent_add_nothing)
-            .map(|((&total, &summary), &nine)| match summary {
+            .zip(&self.summaries)
+            .zip(self.absent_add_nothing.iter().zip(&self.defined))
+            .map(|((&total, &summary), (&nine, &defined))| match summary {
                 Summary::Mean if queries == 0 => 0.0,
+                Summary::MeanOfDefined if defined == 0 => f64::NAN,
+                Summary::MeanOfDefined => total / defined as f64,
                 Summary::Mean => total / n,
                 Summary::GeometricMean if queries == 0 => 0.0,
                 Summary::GeometricMean => {
@@ -93,15 +103,33 @@ mod tests {
         // 0.1 + 0.2 + 0.3 added left to right is 0.6000000000000001; divided by 3.
         let expected = ((0.1f64 + 0.2) + 0.3) / 3.0;
         let qrels = Qrels::from_judgments("q", [(b"1", b"d", 1.0)], false).unwrap();
-        let mut totals = Totals::new(vec![false; 2]);
+        let mut totals = Totals::new(vec![false; 2], &[Summary::Mean, Summary::Sum]);
         for v in [0.1, 0.2, 0.3] {
             totals.add(&[v, 1.0], true);
         }
-        let all = totals.finish(&[Summary::Mean, Summary::Sum], &qrels, false);
+        let all = totals.finish(&qrels, false);
         assert_eq!(all, vec![expected, 3.0]);
         assert_eq!(
-            Totals::new(vec![false]).finish(&[Summary::Mean], &qrels, false),
+            Totals::new(vec![false], &[Summary::Mean]).finish(&qrels, false),
             vec![0.0]
         );
+    }
+
+    #[test]
+    fn mean_of_defined_leaves_out_the_queries_without_a_value() {
+        // (0.5 + 0.25) / 2: the NaN query counts neither in the sum nor in the divisor, with
+        // or without -c; with no value at all the mean is NaN (ir_measures' mean of nothing).
+        let qrels = Qrels::from_judgments("q", [(b"1", b"d", 1.0)], false).unwrap();
+        let mut totals = Totals::new(vec![false; 2], &[Summary::MeanOfDefined, Summary::Mean]);
+        for v in [0.5, f64::NAN, 0.25] {
+            totals.add(&[v, 1.0], true);
+        }
+        totals.add(&[f64::NAN, 0.0], false);
+        for complete in [false, true] {
+            let all = totals.finish(&qrels, complete);
+            assert_eq!(all[0], 0.375);
+        }
+        let none = Totals::new(vec![false], &[Summary::MeanOfDefined]);
+        assert!(none.finish(&qrels, false)[0].is_nan());
     }
 }

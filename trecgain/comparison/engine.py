@@ -35,7 +35,8 @@ DEFAULT_SEED = 42
 _SCHEME_NAMES = ("linear", "exp", "binary")
 _SUMMARIES = {"geometric_mean": "a geometric mean, printed only in the summary",
               "sum": "a sum over queries", "sum_judged_relevant": "a sum over queries", "count": "a count",
-              "tag": "the run's tag", "none": "printed per query only"}
+              "tag": "the run's tag", "none": "printed per query only",
+              "mean_of_defined": "a mean over the queries that have a value (a query may have none: no pair to test)"}
 _EVALUATOR_OPTIONS = ("relevance_level", "judged_only", "complete", "max_docs", "compat", "global_gains",
                       "discount", "exact_ideal", "fractional_grades", "err_max_grade", "num_docs", "ties",
                       "convention")

@@ -423,8 +423,9 @@ class _Plan:
                 kernel.extend(w for w in r.get("kernel_warnings", ()) if w not in kernel)
         mixed = sum(r.get("mixed", 0) for r in measured)
         not_in_qrels = sum(r.get("not_in_qrels", 0) for r in measured)
+        left_out = sum(r.get("left_out", 0) for r in measured)  # queries with nothing relevant (a convention's)
         return _core.assemble(job.evaluator.qrels, job.requests, options, self.source.name, tag, qids, values,
-                              run_warnings + kernel, (mixed, not_in_qrels), keep, failure)
+                              run_warnings + kernel, (mixed, not_in_qrels, left_out), keep, failure)
 
     def _shuffle(self) -> list[dict]:
         """The run's lines regrouped by the hash of their qid, each bucket measured whole."""

@@ -183,7 +183,8 @@ def _measure(qrels: Any, run: Any, job: dict, tie_check: bool) -> dict:
         if key == "main":
             skipped = evaluation.skipped_queries[1]
             out.update(kernel_warnings=list(evaluation.warnings)[len(run.warnings):],
-                       mixed=evaluation.mixed_tie_queries, not_in_qrels=skipped)
+                       mixed=evaluation.mixed_tie_queries, not_in_qrels=skipped,
+                       left_out=evaluation.left_out_queries)
     return out
 
 

@@ -10,7 +10,7 @@ use super::precision::Tally;
 use super::{cutoffs_of, single, Notes, Query};
 use crate::error::Result;
 use crate::label::{NOT_IN_QRELS, UNJUDGED};
-use crate::options::{Compat, Options, Request};
+use crate::options::{ApDivisor, Compat, Options, Request};
 
 /// trec_eval's floor for a value whose log is averaged (`MIN_GEO_MEAN`).
 pub const MIN_GEO_MEAN: f64 = 0.00001;
@@ -32,7 +32,15 @@ fn average_precision(query: &Query, options: &Options) -> f64 {
     if rel_seen == 0 {
         return 0.0;
     }
-    sum / Tally::of(query, options).rel as f64
+    sum / divisor(query, options, rel_seen) as f64
+}
+
+/// What AP is divided by: the query's relevant documents, or those found (`ApDivisor`).
+fn divisor(query: &Query, options: &Options, found: usize) -> usize {
+    match options.ap_divisor {
+        ApDivisor::Relevant => Tally::of(query, options).rel,
+        ApDivisor::Found => found,
+    }
 }
 
 /// Mean average precision (per query: AP).
@@ -55,10 +63,16 @@ pub fn map_cut(q: &Query, r: &Request, o: &Options, _: &mut Notes, out: &mut [f6
         out.fill(0.0);
         return Ok(());
     }
+    // AP so far: over all relevant, or over those found so far (0 before the first)
+    let ap = |sum: f64, found: usize| match o.ap_divisor {
+        ApDivisor::Relevant => sum / num_rel as f64,
+        ApDivisor::Found if found == 0 => 0.0,
+        ApDivisor::Found => sum / found as f64,
+    };
     let (mut sum, mut rel, mut next) = (0.0, 0, 0);
     for (i, &v) in q.ranked.iter().enumerate() {
         if i == cutoffs[next] {
-            out[next] = sum / num_rel as f64;
+            out[next] = ap(sum, rel);
             next += 1;
             if next == cutoffs.len() {
                 return Ok(());
@@ -69,7 +83,7 @@ pub fn map_cut(q: &Query, r: &Request, o: &Options, _: &mut Notes, out: &mut [f6
             sum += rel as f64 / (i + 1) as f64;
         }
     }
-    out[next..].fill(sum / num_rel as f64);
+    out[next..].fill(ap(sum, rel));
     Ok(())
 }
 

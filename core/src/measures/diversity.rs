@@ -80,44 +80,88 @@ impl Relevant {
         ranked.iter().map(|&d| self.of_doc(d)).collect()
     }
 
-    /// ndeval's ideal ranking as lists of relevant subtopics.
-    fn ideal(&self, topic: &Topic, alpha: f64) -> Vec<&[u32]> {
-        let docs = self.ideal_docs(topic, alpha);
-        docs.into_iter().map(|d| self.of_doc(d)).collect()
+    /// ndeval's ideal ranking to `depth` ranks: greedily the document of the highest novelty
+    /// gain next, ties to the greater docno. ndeval ranks every judged document; this stops
+    /// where every document left would add nothing, which changes no value (a document of
+    /// gain 0 adds 0 to every sum), and takes only documents relevant to some subtopic as
+    /// candidates (any other adds nothing).
+    ///
+    /// Documents relevant to the same subtopics always have the same gain (summed the same
+    /// way), so of each such class only the one of the greatest docno can be chosen next: each
+    /// step compares the classes, not the documents, and chooses what a scan of every document
+    /// would.
+    fn ideal(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<&[u32]> {
+        let ideal = self.ideal_walk(topic, alpha, depth);
+        ideal.into_iter().map(|(subtopics, _)| subtopics).collect()
     }
 
-    /// ndeval's ideal ranking: greedily the document of the highest novelty gain next, ties to
-    /// the greater docno; every judged document is ranked (its judged documents' indices).
-    pub(crate) fn ideal_docs(&self, topic: &Topic, alpha: f64) -> Vec<u32> {
-        let n = topic.order.len();
+    /// ndeval's ideal ranking as `ideal` ranks it, as the query's judged documents (explain
+    /// shows them).
+    pub(crate) fn ideal_docs(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<u32> {
+        let mut by_order = vec![0u32; topic.order.len()];
+        for (d, &place) in topic.order.iter().enumerate() {
+            by_order[place as usize] = d as u32;
+        }
+        let ideal = self.ideal_walk(topic, alpha, depth);
+        ideal
+            .into_iter()
+            .map(|(_, place)| by_order[place as usize])
+            .collect()
+    }
+
+    /// `ideal`'s choices: each document's subtopics and its place in docno order.
+    fn ideal_walk(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<(&[u32], u32)> {
+        debug_assert!((0.0..=1.0).contains(&alpha)); // gains never grow: a gain of 0 stays 0
         let mut gain = vec![1.0f64; topic.width];
-        let mut taken = vec![false; n];
-        let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            let mut best: Option<(usize, f64)> = None;
-            for (d, _) in taken.iter().enumerate().filter(|(_, &t)| !t) {
+        let mut classes = self.classes(topic);
+        let mut out = Vec::with_capacity(depth.min(self.offsets.len()));
+        while out.len() < depth {
+            let mut best: Option<(usize, f64, u32)> = None;
+            for (c, (subtopics, docs)) in classes.iter().enumerate() {
+                let Some(&order) = docs.last() else {
+                    continue;
+                };
                 let mut score = 0.0;
-                for &s in self.of_doc(d as u32) {
+                for &s in *subtopics {
                     score += gain[s as usize];
                 }
-                let better = match best {
-                    None => true,
-                    Some((b, max)) => {
-                        score > max || (score == max && topic.order[d] > topic.order[b])
-                    }
-                };
-                if better {
-                    best = Some((d, score));
+                if best.is_none_or(|(_, max, first)| score > max || (score == max && order > first))
+                {
+                    best = Some((c, score, order));
                 }
             }
-            let (d, _) = best.expect("an untaken document");
-            taken[d] = true;
-            for &s in self.of_doc(d as u32) {
+            let Some((c, score, order)) = best else {
+                break;
+            };
+            if score == 0.0 {
+                break;
+            }
+            let subtopics = classes[c].0;
+            classes[c].1.pop();
+            for &s in subtopics {
                 gain[s as usize] *= 1.0 - alpha;
             }
-            out.push(d as u32);
+            out.push((subtopics, order));
         }
         out
+    }
+
+    /// The documents relevant to some subtopic, in classes of the same subtopics, each class
+    /// its documents' places in docno order, ascending (its next choice last).
+    fn classes(&self, topic: &Topic) -> Vec<(&[u32], Vec<u32>)> {
+        let mut docs: Vec<(&[u32], u32)> = (0..topic.order.len() as u32)
+            .map(|d| (self.of_doc(d), topic.order[d as usize]))
+            .filter(|(subtopics, _)| !subtopics.is_empty())
+            .collect();
+        docs.sort_unstable();
+        let mut classes: Vec<(&[u32], Vec<u32>)> = Vec::new();
+        for (subtopics, order) in docs {
+            match classes.last_mut() {
+                Some((same, members)) if *same == subtopics => members.push(order),
+                _ => classes.push((subtopics, vec![order])),
+            }
+        }
+        classes
     }
 }
 
@@ -244,7 +288,7 @@ fn err_ia(q: &Query, request: &Request, options: &Options, out: &mut [f64], norm
     let run = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, false);
     out[0] = run[k];
     if normalized {
-        let ideal = cumulative(&r.ideal(topic, alpha), &r, topic.width, alpha, false);
+        let ideal = cumulative(&r.ideal(topic, alpha, DEPTH), &r, topic.width, alpha, false);
         // ndeval normalizes where the run's alpha-DCG is not 0 (then neither is its ERR)
         let dcg = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, true);
         out[0] = if dcg[k] != 0.0 {
@@ -272,7 +316,7 @@ fn alpha_dcg_at(
     let run = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, true);
     out[0] = run[k];
     if normalized && run[k] != 0.0 {
-        let ideal = cumulative(&r.ideal(topic, alpha), &r, topic.width, alpha, true);
+        let ideal = cumulative(&r.ideal(topic, alpha, DEPTH), &r, topic.width, alpha, true);
         out[0] = run[k] / ideal[k];
     }
 }
@@ -332,7 +376,13 @@ fn nrbp_of(q: &Query, request: &Request, options: &Options, out: &mut [f64], nor
     let run = nrbp(&r.ranking(&ranked), &r, topic.width, alpha, beta);
     out[0] = run;
     if normalized {
-        let ideal = nrbp(&r.ideal(topic, alpha), &r, topic.width, alpha, beta);
+        let ideal = nrbp(
+            &r.ideal(topic, alpha, usize::MAX),
+            &r,
+            topic.width,
+            alpha,
+            beta,
+        );
         out[0] = if ideal == 0.0 { 0.0 } else { run / ideal };
     }
 }

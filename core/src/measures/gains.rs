@@ -324,11 +324,14 @@ impl Gains {
         }
         let top = query.judged.first().copied().unwrap_or(0.0);
         if rule.scheme == Scheme::Linear && top > MAX_GAIN {
-            return Err(Error::new(format!(
-                "grade {} is too large to be a gain: gains are at most {} (a sum of larger ones overflows)",
-                format_g(top),
-                format_g(MAX_GAIN)
-            )));
+            return Err(Error::about_grade(
+                format!(
+                    "grade {} is too large to be a gain: gains are at most {} (a sum of larger ones overflows)",
+                    format_g(top),
+                    format_g(MAX_GAIN)
+                ),
+                top,
+            ));
         }
         let gain = |g: f64| scheme_gain(rule.scheme, g, relevance_level);
         let mut ideal: Vec<Row> = Vec::new();
@@ -434,11 +437,14 @@ fn levels_of(judged: &[f64]) -> impl Iterator<Item = (f64, usize)> + '_ {
 
 fn refuse_exp(grade: f64) -> Result<()> {
     if grade > MAX_EXP_GRADE {
-        return Err(Error::new(format!(
-            "grade {} is too large for exponential gains: above grade {} sums of 2^grade - 1 overflow",
-            format_g(grade),
-            MAX_EXP_GRADE
-        )));
+        return Err(Error::about_grade(
+            format!(
+                "grade {} is too large for exponential gains: above grade {} sums of 2^grade - 1 overflow",
+                format_g(grade),
+                MAX_EXP_GRADE
+            ),
+            grade,
+        ));
     }
     Ok(())
 }

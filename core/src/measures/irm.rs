@@ -11,9 +11,21 @@
 //! rankings share is joined per query in stage 3 (`Overlap`, crate::relations); the operations
 //! here are the provider's, in its order: `score += weight * shared / d`, `weights += weight`,
 //! `weight *= p`.
+//!
+//! Accuracy (ir_measures' `accuracy` provider): the share of (relevant, nonrelevant) pairs
+//! of the ranking in which the relevant document comes first. The ranking is the run's in its
+//! own order for equal scores (the record's tie rule, `Ties::Input`), cut at the cutoff; a
+//! document is relevant when its grade (0 for one the qrels lack) is at least the level. The
+//! provider's arithmetic: the nonrelevant documents above each relevant one, summed as a whole
+//! number S; the value 1 - S / (N * R), N the nonrelevant and R the relevant documents of the
+//! cut ranking, N converted to a double and multiplied by R. No relevant document: no value
+//! (NaN, left out of the mean by `Summary::MeanOfDefined`). No nonrelevant one: the provider
+//! divides by zero and fails; trecgain gives 1, what one nonrelevant document appended would
+//! give (every relevant document is before every nonrelevant one).
 
 use super::{single, Notes, Query};
 use crate::error::{Error, Result};
+use crate::label::NOT_IN_QRELS;
 use crate::options::{Options, Request};
 
 /// What the run's ranking and the ideal ranking of one query share.
@@ -72,5 +84,41 @@ pub fn compat(
         }
     }
     single(out, score);
+    Ok(())
+}
+
+/// Accuracy(rel)@k: the cutoff, if any, in `request.cutoffs`; the level in `options` (the
+/// request's rel, else -l).
+pub fn accuracy(
+    query: &Query,
+    request: &Request,
+    options: &Options,
+    _: &mut Notes,
+    out: &mut [f64],
+) -> Result<()> {
+    let level = options.relevance_level;
+    if level < 0.0 {
+        return Err(Error::new(format!(
+            "Accuracy: the relevance level must be 0 or more (got {level}): trecgain reads \
+             documents judged below 0 as unjudged, not by their grade"
+        )));
+    }
+    let cutoff = request.cutoffs.first().copied().unwrap_or(usize::MAX);
+    let (mut relevant, mut nonrelevant, mut above) = (0u64, 0u64, 0u64);
+    for &value in query.ranked.iter().take(cutoff) {
+        let grade = if value == NOT_IN_QRELS { 0.0 } else { value };
+        if grade >= level {
+            relevant += 1;
+            above += nonrelevant;
+        } else {
+            nonrelevant += 1;
+        }
+    }
+    let value = match (relevant, nonrelevant) {
+        (0, _) => f64::NAN,
+        (_, 0) => 1.0,
+        _ => 1.0 - above as f64 / (nonrelevant as f64 * relevant as f64),
+    };
+    single(out, value);
     Ok(())
 }

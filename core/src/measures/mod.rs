@@ -22,7 +22,7 @@ pub mod relstring;
 mod tests;
 
 use crate::error::{Error, Result};
-use crate::options::{Options, Request, Summary};
+use crate::options::{Options, Request, Summary, Ties};
 
 /// One query as every measure sees it.
 pub struct Query<'a> {
@@ -459,6 +459,10 @@ pub struct KernelRecord {
     /// It reads what the run's ranking shares with the ideal ranking (`Query::overlap`,
     /// joined per query in stage 3).
     pub overlap: bool,
+    /// Its own tie rule, whatever --ties says (None: the evaluation's): its `Query::ranked`
+    /// is the ranking in that order, after -M and -J, and empty for a query the run lacks
+    /// (no -c stand-in).
+    pub ties: Option<Ties>,
 }
 
 impl KernelRecord {
@@ -1237,6 +1241,22 @@ pub static KERNELS: &[KernelRecord] = &[
             "Compatibility (Clarke, Vtyurina and Smucker; ir_measures' compat provider): the rank-biased overlap of the ranking (ties by docno ascending) with the ideal ranking of the documents judged above 0 (by grade, then the run's score, then qrels order), to the longer one's depth; normalized by the ideal's overlap with itself.",
         )
     },
+    KernelRecord {
+        params: ParamKind::Named,
+        naming: Naming::Named,
+        summary: Summary::MeanOfDefined,
+        in_trec_eval_9: false,
+        in_trec_eval: false,
+        rank_order: true,
+        ir_measures: &["Accuracy@k", "Accuracy"],
+        ir_params: &["rel"],
+        ties: Some(Ties::Input),
+        ..record(
+            "Accuracy",
+            irm::accuracy,
+            "Accuracy (ir_measures' accuracy provider): the share of (relevant, nonrelevant) pairs of the ranking (ties in the run's own order, cut at k when given) in which the relevant document comes first; a document the qrels lack has grade 0. A query with no relevant document in the cut ranking, or missing from the run, has no value and is left out of the mean; one with no nonrelevant document gets 1 (the provider fails with ZeroDivisionError there).",
+        )
+    },
 ];
 
 /// A record with the common facts: one float line, plain name, no parameters, the mean, in
@@ -1267,6 +1287,7 @@ const fn record(name: &'static str, compute: Kernel, help: &'static str) -> Kern
         named: &[],
         max_cutoff: 0,
         overlap: false,
+        ties: None,
     }
 }
 

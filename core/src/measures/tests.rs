@@ -1225,3 +1225,52 @@ fn diversity_by_hand() {
     assert_eq!(value("NRBP", &[], &[0.5, 0.5]), 1.75 * 0.75 / 2.0);
     assert_eq!(value("alpha-DCG", &[1], &[0.5]), 1.0);
 }
+
+/// Accuracy by hand. Ranking (labels) 0, 2, -1, 1, -2 at level 1: relevant at ranks 2 and 4,
+/// with 1 and 2 nonrelevant documents above them; 3 nonrelevant in all: 1 - 3 / (3 * 2).
+/// At level 0 the document the qrels lack (-1) is relevant too (grade 0), the one judged
+/// negative (-2) is not: nonrelevant above the relevant ones 0, 0, 0, 0; N = 1: 1 - 0 / 4.
+/// Cut at 2: one relevant, one nonrelevant above it: 1 - 1 / 1. No relevant: no value (NaN);
+/// no nonrelevant: 1.
+#[test]
+fn accuracy_by_hand() {
+    let ranking = [0.0, 2.0, -1.0, 1.0, -2.0];
+    let at = |level: f64, cutoffs: &[usize], ranked: &[f64]| {
+        let options = Options {
+            relevance_level: level,
+            ..Options::default()
+        };
+        eval_with("Accuracy", ranked, &[], cutoffs, &options)[0]
+    };
+    assert_eq!(at(1.0, &[], &ranking), 1.0 - 3.0 / (3.0 * 2.0));
+    assert_eq!(at(0.0, &[], &ranking), 1.0);
+    assert_eq!(at(1.0, &[2], &ranking), 0.0);
+    assert_eq!(at(2.0, &[], &ranking), 1.0 - 1.0 / 4.0);
+    assert!(at(3.0, &[], &ranking).is_nan());
+    assert!(at(1.0, &[1], &ranking).is_nan());
+    assert!(at(1.0, &[], &[]).is_nan());
+    assert_eq!(at(1.0, &[], &[1.0, 3.0]), 1.0);
+    let options = Options {
+        relevance_level: -1.0,
+        ..Options::default()
+    };
+    let request = request("Accuracy", &[], None);
+    let refused = eval_notes(
+        "Accuracy",
+        &ranking,
+        &[],
+        &request,
+        &options,
+        &mut Notes::default(),
+    );
+    assert!(refused.unwrap_err().to_string().contains("0 or more"));
+}
+
+/// The driver ranks each query by one own tie rule (`Measuring::own_ties`): the records that
+/// declare one must declare the same.
+#[test]
+fn records_declare_one_own_tie_rule() {
+    let mut rules: Vec<_> = KERNELS.iter().filter_map(|k| k.ties).collect();
+    rules.dedup();
+    assert!(rules.len() <= 1, "{rules:?}");
+}

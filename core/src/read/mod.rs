@@ -277,6 +277,30 @@ impl Qrels {
             .map(|&i| i as usize)
     }
 
+    /// `error` as the qrels' own when a gain rule refused one of query `q`'s grades: at the
+    /// line (or row) of the first judgment of `q` with that grade, naming its document; any
+    /// other error as it is.
+    pub fn locate_grade(&self, q: usize, error: Error) -> Error {
+        let (Some(bits), None) = (error.grade, &error.source) else {
+            return error;
+        };
+        let grade = f64::from_bits(bits);
+        let judgments = self.offsets[q]..self.offsets[q + 1];
+        let Some(j) = judgments.into_iter().find(|&j| self.grades[j] == grade) else {
+            return Error::in_file(error.message, &self.source);
+        };
+        let message = format!(
+            "{} (document {} of query {})",
+            error.message,
+            text::repr(self.docnos.get(j)),
+            text::repr(self.qids.get(q))
+        );
+        match self.lines[j] {
+            0 => Error::in_file(message, &self.source),
+            line => Error::at(message, &self.source, line),
+        }
+    }
+
     /// Grade of (query, docno), if the qrels list it.
     #[inline]
     pub fn grade(&self, query: usize, docno: &[u8]) -> Option<f64> {
@@ -305,6 +329,52 @@ impl Qrels {
         D: AsRef<[u8]>,
     {
         judgments(source, items, fractional, Some("row"))
+    }
+}
+
+/// Subtopic judgments (`-R subtopics`) given in memory as numbered rows (qid, subtopic, docno,
+/// grade): `push` each, then `finish`; the rows are read as a `subtopics` file's lines.
+pub struct SubtopicRows<'s> {
+    b: QrelsBuilder,
+    source: &'s str,
+}
+
+impl<'s> SubtopicRows<'s> {
+    pub fn new(source: &'s str) -> Self {
+        SubtopicRows {
+            b: QrelsBuilder {
+                format: RelFormat::Subtopics,
+                ..QrelsBuilder::default()
+            },
+            source,
+        }
+    }
+
+    /// Adds the next row (numbered from 1 in messages); ids are checked as a file's fields
+    /// are, the grade is the caller's (an integer, checked).
+    pub fn push(&mut self, qid: &[u8], subtopic: &[u8], docno: &[u8], grade: f64) -> Result<()> {
+        let b = &mut self.b;
+        let row = b.lines.len() as u64 + 1;
+        for id in [qid, subtopic, docno] {
+            check_key(id).map_err(|e| Error::at(e.message, self.source, row))?;
+        }
+        b.group.push(b.groups.intern(subtopic));
+        b.query.push(b.qids.intern(qid));
+        b.docnos.push(docno);
+        b.grades.push(grade);
+        b.lines.push(row);
+        Ok(())
+    }
+
+    /// The qrels of the rows (an error if there are none).
+    pub fn finish(self) -> Result<Qrels> {
+        if self.b.grades.is_empty() {
+            return Err(Error::in_file(
+                "no subtopic judgments in the rows",
+                self.source,
+            ));
+        }
+        self.b.finish(self.source, false)
     }
 }
 

@@ -114,6 +114,9 @@ pub struct Subtopics {
     pub count: usize,
     /// The subtopics' names, by their number.
     pub names: Vec<Vec<u8>>,
+    /// Per outer judgment: its document's place in byte order among its query's documents
+    /// (ndeval's tie rule for the ideal ranking).
+    pub order: Vec<u32>,
 }
 
 /// The judgment groups of `qrels_jg`: one qrels query per (query, group), in that order (a
@@ -275,41 +278,93 @@ pub(crate) fn preferences(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     Ok(outer)
 }
 
+/// Per judgment: its document's place in byte order among its query's judged documents.
+fn docno_places(qrels: &Qrels) -> Vec<u32> {
+    let mut order = vec![0u32; qrels.grades.len()];
+    let mut by_docno: Vec<usize> = Vec::new();
+    for bounds in qrels.offsets.windows(2) {
+        by_docno.clear();
+        by_docno.extend(bounds[0]..bounds[1]);
+        by_docno.sort_unstable_by(|&a, &b| qrels.docnos.get(a).cmp(qrels.docnos.get(b)));
+        for (place, &j) in by_docno.iter().enumerate() {
+            order[j] = place as u32;
+        }
+    }
+    order
+}
+
+/// Lines grouped by query (queries numbered 0..queries), each query's in file order (a stable
+/// counting sort): query q's lines are `rows[offsets[q]..offsets[q + 1]]`.
+fn lines_by_query(query: &[u32], queries: usize) -> (Vec<usize>, Vec<usize>) {
+    let mut offsets = vec![0usize; queries + 1];
+    for &q in query {
+        offsets[q as usize + 1] += 1;
+    }
+    for q in 0..queries {
+        offsets[q + 1] += offsets[q];
+    }
+    let mut next = offsets.clone();
+    let mut rows = vec![0usize; query.len()];
+    for (j, &q) in query.iter().enumerate() {
+        rows[next[q as usize]] = j;
+        next[q as usize] += 1;
+    }
+    (offsets, rows)
+}
+
 /// A `subtopics` file's qrels: its distinct (query, document) pairs, each with its judgments
 /// per subtopic. A document judged twice for one subtopic of a query is refused (ndeval adds
 /// both to the subtopic's count of relevant documents and keeps either one's judgment).
 pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     let n = b.grades.len();
-    let mut first: HashMap<(u32, &[u8]), usize> = HashMap::with_capacity(n);
-    let mut seen: HashMap<(u32, u32, &[u8]), u64> = HashMap::with_capacity(n);
+    // Each query's lines are indexed on their own, in file order: a query's few hundred
+    // judgments index in cache, where one index of every line misses it on each lookup.
+    let (offsets, rows) = lines_by_query(&b.query, b.qids.ids.len());
+    let mut first: HashMap<&[u8], usize> = HashMap::new();
+    let mut seen: HashMap<(u32, &[u8]), u64> = HashMap::new();
+    let mut twice: Option<(u64, Error)> = None; // the file's first line judging a document twice
     let mut distinct = QrelsBuilder::default();
     let mut docnos = Arena::new();
-    for j in 0..n {
-        let (q, docno) = (b.query[j], b.docnos.get(j));
-        if let Some(earlier) = seen.insert((q, b.group[j], docno), b.lines[j]) {
-            return Err(Error::at(
-                format!(
-                    "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {earlier})",
-                    show(docno),
-                    show(b.groups.ids.get(b.group[j] as usize)),
-                    show(b.qids.ids.get(q as usize)),
-                ),
-                name,
-                b.lines[j],
-            ));
-        }
-        match first.get(&(q, docno)) {
-            Some(&d) => distinct.grades[d] = distinct.grades[d].max(b.grades[j]),
-            None => {
-                first.insert((q, docno), distinct.grades.len());
-                distinct.query.push(q);
-                docnos.push(docno);
-                distinct.grades.push(b.grades[j]);
-                distinct.lines.push(b.lines[j]);
+    // per line: its document's place among its query's distinct documents
+    let mut local = vec![0u32; n];
+    for bounds in offsets.windows(2) {
+        first.clear();
+        seen.clear();
+        let start = distinct.grades.len();
+        for &j in &rows[bounds[0]..bounds[1]] {
+            let (q, docno) = (b.query[j], b.docnos.get(j));
+            if let Some(earlier) = seen.insert((b.group[j], docno), b.lines[j]) {
+                if twice.as_ref().is_none_or(|(line, _)| b.lines[j] < *line) {
+                    let message = format!(
+                        "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {earlier})",
+                        show(docno),
+                        show(b.groups.ids.get(b.group[j] as usize)),
+                        show(b.qids.ids.get(q as usize)),
+                    );
+                    twice = Some((b.lines[j], Error::at(message, name, b.lines[j])));
+                }
+                break; // the query's later lines come later in the file
+            }
+            match first.get(docno) {
+                Some(&d) => {
+                    distinct.grades[d] = distinct.grades[d].max(b.grades[j]);
+                    local[j] = (d - start) as u32;
+                }
+                None => {
+                    local[j] = (distinct.grades.len() - start) as u32;
+                    first.insert(docno, distinct.grades.len());
+                    distinct.query.push(q);
+                    docnos.push(docno);
+                    distinct.grades.push(b.grades[j]);
+                    distinct.lines.push(b.lines[j]);
+                }
             }
         }
     }
-    drop(seen);
+    if let Some((_, error)) = twice {
+        return Err(error);
+    }
+    drop((first, seen));
     distinct.docnos = docnos;
     distinct.qids = b.qids;
     let qids: Vec<Vec<u8>> = distinct.qids.ids.iter().map(<[u8]>::to_vec).collect();
@@ -318,11 +373,15 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
         .iter()
         .map(|qid| outer.query(qid).unwrap_or(usize::MAX))
         .collect();
-    // each line under its outer judgment, in file order (a stable counting sort)
+    // each line under its outer judgment, in file order (a stable counting sort); the qrels
+    // keep a query's judgments in the order given, so a line's judgment is its query's first
+    // plus its document's place among the query's
     let at: Vec<usize> = (0..n)
         .map(|j| {
             let q = query_of[b.query[j] as usize];
-            outer.judgment(q, b.docnos.get(j)).unwrap_or(0)
+            let judgment = outer.offsets[q] + local[j] as usize;
+            debug_assert_eq!(outer.docnos.get(judgment), b.docnos.get(j));
+            judgment
         })
         .collect();
     let mut offsets = vec![0usize; outer.grades.len() + 1];
@@ -340,12 +399,14 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
         subtopic[row] = b.group[j];
         grade[row] = b.grades[j];
     }
+    let order = docno_places(&outer);
     outer.relations = Relations::Subtopics(Box::new(Subtopics {
         offsets,
         subtopic,
         grade,
         count: b.groups.ids.len(),
         names: b.groups.ids.iter().map(<[u8]>::to_vec).collect(),
+        order,
     }));
     Ok(outer)
 }
