@@ -580,6 +580,9 @@ WORKLOADS: list[Workload] = [
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "Compat")),
     Workload("setrelp4500", "the same, `-m SetRelP` (trecgain only)",
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "SetRelP")),
+    Workload("inst4500", "the same, `-m 'INST(T=2.0,max_rel=3)'` (trecgain only: ir_measures' C/W/L INST)",
+             "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False,
+             w_new_measure("-m", "INST(T=2.0,max_rel=3)")),
     Workload("diversity4500", "the same run with subtopic qrels, `-R subtopics` and the nine diversity measures "
              "(trecgain only: ndeval's measures)", "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False,
              w_diversity(*DIVERSITY)),

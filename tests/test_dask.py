@@ -232,6 +232,25 @@ def test_a_run_not_grouped_by_query_is_shuffled(cluster, tmp_path, monkeypatch):
     same(["--compat", "9", "-q", "-m", "ndcg_cut.5,10", "-m", "map", str(qrels), str(run)], address)
 
 
+#: The C/W/L measures (ir_measures' names): ties in the run's order, which parts and shuffles keep.
+CWL_MEASURES = ["-m", "INST(T=2.0,max_rel=3)", "-m", "NERR8(max_rel=3)@10", "-m", "SDCG(min_rel=1,max_rel=3)@5",
+                "-m", "RBP(rel=1)"]
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_cwl_measures_in_parts_and_shuffled(cluster, tmp_path, monkeypatch, grouped):
+    """The ranking of the C/W/L measures keeps tied documents in the run's order: read in parts,
+    or shuffled by query, the run gives the command's own bytes (its scores are full of ties)."""
+    address, _ = cluster
+    qrels, run, lines = grouped_run(tmp_path)
+    if not grouped:
+        random.Random(6).shuffle(lines)
+    run.write_text("".join(lines))
+    monkeypatch.setenv("TRECGAIN_DASK_PARTITION_BYTES", str(run.stat().st_size // 8))
+    here, _ = same(["-q", "-c", *CWL_MEASURES, str(qrels), str(run)], address)
+    assert here.rc == 0 and here.stdout.count(b"\tall\t") == 4
+
+
 def test_parts_keep_the_readers_rules(cluster, tmp_path, monkeypatch):
     """Read in parts, a run keeps the reader's rules: a byte-order mark and CRLF, a lone CR far
     into the file (its warning names the file's line), no final newline, parts of one line,

@@ -8,6 +8,7 @@ described, completed and compared like any other."""
 from __future__ import annotations
 
 import ast
+import math
 import re
 
 import pytest
@@ -68,7 +69,7 @@ def test_records_are_consistent():
         assert not r["ir_params"] or r["ir_measures"], name
         for spelling in r["ir_measures"]:
             ir, at, _ = spelling.partition("@")
-            assert names.MEASURES[ir][0 if at else 1] == name
+            assert names.MEASURES[ir][0 if at else 1] == name or names.WITH_REL.get(ir) == name
 
 
 @pytest.mark.parametrize("name", [r["name"] for r in RECORDS])
@@ -83,9 +84,14 @@ def test_kernel_writes_the_records_lines(name):
     specs = (name, name + samples.get(RECORDS_BY_NAME[name]["params"], ""))
     if RECORDS_BY_NAME[name]["params"] == "named":  # named in ir_measures' spelling only
         plain = m.ir_measures[0].replace("@k", "@5")
-        given = ",".join(f"{p['name']}={False if p['kind'] == 'flag' else p['range'][1]}"
-                         for p in RECORDS_BY_NAME[name]["named"])
-        specs = (plain, plain.replace("@", f"({given})@", 1) if "@" in plain else f"{plain}({given})")
+        named = RECORDS_BY_NAME[name]["named"]
+        most = {p["name"]: False if p["kind"] == "flag" else p["range"][1] if math.isfinite(p["range"][1])
+                else p["default"] for p in named}
+        most |= {p["name"]: int(most[p["name"]]) for p in named if p["kind"] == "whole"}
+        required = ",".join(f"{p['name']}={most[p['name']]}" for p in named if math.isnan(p["default"]))
+        given = ",".join(f"{k}={v}" for k, v in most.items())
+        specs = tuple(s.replace("@", f"({g})@", 1) if "@" in s else f"{s}({g})" if g else s
+                      for s, g in ((plain, required), (plain, given)))
     for spec in specs:
         result = Evaluator(qrels, measures=[spec], rel_format=format_args[-1] if format_args else "qrels").evaluate(run)
         (request,) = result.requests

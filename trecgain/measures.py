@@ -9,6 +9,8 @@ there and one record here.  docs/trec_eval_measures.md gives each measure's rule
 
 from __future__ import annotations
 
+import math
+
 from . import names as names_module
 from .check import digits
 from .errors import TrecgainError
@@ -501,13 +503,15 @@ def describe(name: str) -> str:
 
 def _named_help(record: dict) -> list[str]:
     """`-h -m` of a measure with named parameters: its spellings, parameters and defaults."""
+    limit = record["max_cutoff"] and "@k" in record["ir_measures"][0]
     lines = [f"    Named as ir_measures names it: {', '.join(record['ir_measures'])}"
-             f"{' (k at most ' + str(record['max_cutoff']) + ')' if '@k' in record['ir_measures'][0] and record['max_cutoff'] else ''}"]
+             f"{' (k at most ' + str(record['max_cutoff']) + ')' if limit else ''}"]
     for p in record["named"]:
         span = ("True or False" if p["kind"] == "flag"
                 else f"{_plain(p['range'][0])} to {_plain(p['range'][1])}")
-        default = bool(p["default"]) if p["kind"] == "flag" else _plain(p["default"])
-        lines.append(f"    {p['name']}: {p['help']} (default {default}, {span})")
+        default = ("required" if math.isnan(p["default"]) else
+                   f"default {bool(p['default']) if p['kind'] == 'flag' else _plain(p['default'])}")
+        lines.append(f"    {p['name']}: {p['help']} ({default}, {span})")
     also = f"Also: {', '.join(f'{k}=' for k in record['ir_params'])}; " if record["ir_params"] else ""
     lines.append(f"    {also}reads -R {record['relevance']}.")
     lines.append("    Not in trec_eval.")

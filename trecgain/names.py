@@ -25,7 +25,7 @@ def _ir_table() -> dict[str, tuple[str | None, str | None, set[str]]]:
         for spelling in record["ir_measures"]:
             name, at, _ = spelling.partition("@")
             entry = table.setdefault(name, [None, None, set()])
-            entry[0 if at else 1] = record["name"]
+            entry[0 if at else 1] = entry[0 if at else 1] or record["name"]  # the first keeps it (WITH_REL)
             entry[2] |= set(record["ir_params"]) | {p["name"] for p in record["named"]}
     return {name: (with_cutoff, without, params) for name, (with_cutoff, without, params) in table.items()}
 
@@ -38,6 +38,11 @@ NAMED = {record["name"]: record for record in RECORDS if record["params"] == "na
 ALIASES = {"map": "AP", "mrr": "RR", "recall": "R", "precision": "P", "ndcg_cut": "nDCG", "success": "Success",
            "judged": "Judged", "bpref": "Bpref", "iprec": "IPrec", "rbp": "RBP", "dcg_cut": "DCG",
            "recip_rank": "RR", "map_cut": "AP", "err_cut": "ERR", "iprec_at_recall": "IPrec"}
+#: ir_measures names that name another record when given rel= (and no cutoff): a named record
+#: whose parameters include rel, its spelling kept by an earlier record (ir_measures computes
+#: RBP(rel=...) with cwl_eval, RBP(p=...) with none: that is trecgain's rbp).
+WITH_REL = {spelling: r["name"] for r in NAMED.values() for spelling in r["ir_measures"]
+            if any(p["name"] == "rel" for p in r["named"]) and MEASURES[spelling][1] != r["name"]}
 MEASURES["ndcg"] = MEASURES["nDCG"]
 MEASURES["err"] = MEASURES["ERR"]
 
@@ -135,6 +140,8 @@ def parse(text: str) -> IrMeasure:
         raise TrecgainError(f"measure '{text}' needs a cutoff, e.g. {name}@10")
     if cutoff is not None:
         cutoff = _cutoff(cutoff, text)
+    if name in WITH_REL and "rel" in params and cutoff is None:
+        measure = WITH_REL[name]
     if measure in NAMED:
         return _named(text, NAMED[measure], cutoff, params)
     numbers: tuple[float, ...] = ()
@@ -167,6 +174,9 @@ def _named(text: str, record: dict, cutoff: int | None, params: dict[str, object
                             f"(the reference computes to rank {limit})")
     numbers = []
     for p in record["named"]:
+        if p["name"] not in params and math.isnan(p["default"]):  # required, as ir_measures requires it
+            raise TrecgainError(f"measure '{text}' needs {p['name']}, as ir_measures requires it "
+                                f"(e.g. {record['ir_measures'][0].partition('@')[0]}({p['name']}=3))")
         given = params.get(p["name"], p["default"])
         if p["kind"] == "flag":  # True or False, sent as 1 or 0
             given = float(_flag(given, p["name"], text)) if p["name"] in params else given
@@ -186,7 +196,7 @@ def _named(text: str, record: dict, cutoff: int | None, params: dict[str, object
 def printed(record: dict, cutoff: int | None, params: dict[str, object]) -> str:
     """The measure as ir_measures prints it (str(measure)): its name, the parameters given other
     than their defaults in the order given, the cutoff."""
-    defaults = {p["name"]: p["default"] for p in record["named"]} | {"rel": 1, "judged_only": False}
+    defaults = {"rel": 1, "judged_only": False} | {p["name"]: p["default"] for p in record["named"]}
     shown = ",".join(f"{k}={v!r}" for k, v in params.items() if k != "cutoff" and v != defaults.get(k))
     name = record["ir_measures"][0].partition("@")[0]
     return name + (f"({shown})" if shown else "") + ("" if cutoff is None else f"@{cutoff}")

@@ -203,11 +203,14 @@ pub struct Measuring<'a> {
     /// The tie rule some measure ranks by whatever --ties says (`KernelRecord::ties`): each
     /// query is ranked by it too.
     own_ties: Option<Ties>,
+    /// Some measure reads the ranking with ties in the run's order (the C/W/L measures).
+    run_order: bool,
 }
 
 /// Whether some planned measure reads judgment groups or preferences.
 fn relates(planned: &[Planned]) -> bool {
     overlaps(planned)
+        || run_order(planned)
         || planned.iter().any(|p| {
             matches!(
                 p.kernel.relevance,
@@ -229,6 +232,11 @@ fn own_ties(planned: &[Planned]) -> Option<Ties> {
         .iter()
         .all(|p| p.kernel.ties.is_none() || p.kernel.ties == own));
     own
+}
+
+/// Whether some planned measure reads the ranking with ties in the run's order.
+fn run_order(planned: &[Planned]) -> bool {
+    planned.iter().any(|p| p.kernel.run_order)
 }
 
 /// Per value slot, the name of its line (as the requests name them), or None for a line that
@@ -270,6 +278,7 @@ impl<'a> Measuring<'a> {
             relates: relates(&planned),
             overlaps: overlaps(&planned),
             own_ties: own_ties(&planned),
+            run_order: run_order(&planned),
             planned,
             width,
             grouping,
@@ -616,6 +625,7 @@ pub fn assemble(
         relates: relates(&planned),
         overlaps: overlaps(&planned),
         own_ties: own_ties(&planned),
+        run_order: run_order(&planned),
         planned,
         width,
         grouping,
@@ -831,9 +841,11 @@ impl Measuring<'_> {
                     !grouping.in_run[q] && options.empty_ok && options.max_docs != Some(0);
                 let ranking = Ranking {
                     ranked: &rows,
+                    labels: &ranked,
                     lines: grouping.lines(q),
                     stand_in,
                     overlap: self.overlaps,
+                    run_order: self.run_order,
                 };
                 relate(q, &ranking, run, qrels, options, &mut scratch.related)?;
             }
@@ -911,7 +923,7 @@ impl Measuring<'_> {
             groups: &s.related.groups,
             prefs: s.related.prefs.as_ref(),
             subtopics: s.related.subtopics.as_ref(),
-            overlap: s.related.overlap.as_ref(),
+            overlap: Some(&s.related.provided),
         };
         if matches!(options.no_relevant, NoRelevant::One | NoRelevant::Error)
             && !s.judged.iter().any(|&g| g >= options.relevance_level)

@@ -215,7 +215,7 @@ pub fn explain(
         groups: &related.groups,
         prefs: related.prefs.as_ref(),
         subtopics: related.subtopics.as_ref(),
-        overlap: related.overlap.as_ref(),
+        overlap: Some(&related.provided),
     };
     let tally = Some(Tally::count(&whole, options.relevance_level));
     let mut filtered = Vec::new();
@@ -393,9 +393,11 @@ fn join(
     let lines = grouping.lines(query);
     let ranking = Ranking {
         ranked: before_j,
+        labels: &[],
         lines,
         stand_in: false,
         overlap: record.overlap,
+        run_order: false,
     };
     relate(query, &ranking, run, qrels, options, &mut out.related)?;
     out.rows = before_j.to_vec();
@@ -593,8 +595,8 @@ pub fn refusal(record: &KernelRecord) -> String {
         Summary::Tag | Summary::Count => format!(
             "explain does not show '{name}': it has no per-query computation (its summary line names the run or counts the queries)"
         ),
-        _ if record.ties.is_some() => format!(
-            "explain does not show '{name}' yet: it ranks tied scores by its own rule (the run's own order), and explain lays out trec_eval's ranking"
+        _ if record.ties.is_some() || record.run_order => format!(
+            "explain does not show '{name}' yet: it ranks tied scores in the run's own order, and explain lays out trec_eval's ranking (ties by docno)"
         ),
         _ => format!("explain does not show '{name}'"),
     }

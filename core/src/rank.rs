@@ -168,7 +168,18 @@ fn order_key(score: f64) -> u64 {
 /// to their rows and docnos' first bytes (one pass over the run, then a sort of contiguous
 /// keys); whole docnos are compared only when those first bytes are equal.
 pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: Ties) -> bool {
-    let compat = options.compat;
+    rank_rows(rows, run, options.compat, options.max_docs, ties)
+}
+
+/// `rank_query_by` on the scores as `compat` reads them (the ir_measures measures rank by
+/// the doubles, as its providers do, whatever --compat says), keeping the first `max_docs`.
+pub fn rank_rows(
+    rows: &mut Vec<usize>,
+    run: &Run,
+    compat: Compat,
+    max_docs: Option<usize>,
+    ties: Ties,
+) -> bool {
     let by_docno = |a: usize, b: usize| run.docnos.get(b).cmp(run.docnos.get(a));
     let by_docno_keyed =
         |a: &Keyed, b: &Keyed| b.docno.cmp(&a.docno).then_with(|| by_docno(a.row, b.row));
@@ -205,7 +216,7 @@ pub fn rank_query_by(rows: &mut Vec<usize>, run: &Run, options: &Options, ties: 
         rows.clear();
         rows.extend(keyed.iter().map(|k| k.row));
     }
-    match options.max_docs {
+    match max_docs {
         Some(m) if m < rows.len() => {
             let score = |r: usize| sort_score(run.scores[r], compat);
             let cut_tie = m > 0 && score(rows[m - 1]) == score(rows[m]);

@@ -4,13 +4,15 @@
 //! judgments (`-R subtopics`), for `Query::subtopics`.
 
 use crate::error::Result;
-use crate::label::{judged_grades, label_docnos, only_judged, STAND_IN};
+use crate::label::{
+    judged_grades, label_docnos, label_ranking, only_judged, stand_in_value, STAND_IN,
+};
 use crate::measures::diversity::{Topic, UNJUDGED};
-use crate::measures::irm::Overlap;
+use crate::measures::irm::{Overlap, Rankings};
 use crate::measures::jg::GroupRanking;
 use crate::measures::prefs::{Counts, Line};
-use crate::options::{Options, Ties};
-use crate::rank::{check_duplicates, rank_query_by, sort_score};
+use crate::options::{Compat, Options, Ties};
+use crate::rank::{check_duplicates, rank_query_by, rank_rows, sort_score, tie_runs};
 use crate::read::Groups;
 use crate::read::{Preferences, Qrels, Relations, Run, Subtopics};
 
@@ -20,8 +22,8 @@ pub struct Related {
     pub groups: Vec<GroupRanking>,
     pub prefs: Option<Counts>,
     pub subtopics: Option<Topic>,
-    /// What the run's ranking shares with the ideal ranking (Compat).
-    pub overlap: Option<Overlap>,
+    /// ir_measures' own rankings of the query (Compat's overlap, the C/W/L run order).
+    pub provided: Rankings,
     rows: Vec<usize>,
     lines: Vec<Line>,
 }
@@ -30,13 +32,17 @@ pub struct Related {
 pub struct Ranking<'a> {
     /// As trec_eval ranks them (after -M).
     pub ranked: &'a [usize],
+    /// Their relevance values (as `label::label_ranking` gives them; empty: not labeled).
+    pub labels: &'a [f64],
     /// In file order.
     pub lines: &'a [usize],
     /// The query is one only -c brings in, ranked as trec_eval 10 ranks it (one document,
     /// STAND_IN).
     pub stand_in: bool,
-    /// Some measure reads what the ranking shares with the ideal ranking (`Related::overlap`).
+    /// Some measure reads what the ranking shares with the ideal ranking (`Rankings::overlap`).
     pub overlap: bool,
+    /// Some measure reads the ranking with ties in the run's order (`Rankings::run_order`).
+    pub run_order: bool,
 }
 
 /// Joins query `q`'s ranking with its groups or preferences.
@@ -53,9 +59,14 @@ pub fn relate(
         lines,
         stand_in,
         overlap,
+        run_order,
+        ..
     } = *ranking;
+    if run_order {
+        in_run_order(q, ranking, run, qrels, options, out);
+    }
     if overlap {
-        let shared = out.overlap.get_or_insert_with(Overlap::default);
+        let shared = out.provided.overlap.get_or_insert_with(Overlap::default);
         out.rows.clear();
         out.rows.extend_from_slice(lines);
         rank_query_by(&mut out.rows, run, options, Ties::Reversed);
@@ -78,6 +89,57 @@ pub fn relate(
             join_subtopics(q, &out.rows, stand_in, run, qrels, subtopics, topic);
             Ok(())
         }
+    }
+}
+
+/// Query `q`'s relevance values in the ranking of ir_measures' providers (score descending,
+/// the doubles; equal scores in the run's order: a stable sort), after -M, into
+/// `Rankings::run_order`. trec_eval's ranking differs only within its runs of equal scores
+/// (equal in f32 with compat 9, whose order the doubles keep), which are sorted again; when
+/// -M cuts or the ranking is by rank (--ties rank), the run's lines are ranked anew.
+fn in_run_order(
+    q: usize,
+    ranking: &Ranking,
+    run: &Run,
+    qrels: &Qrels,
+    options: &Options,
+    out: &mut Related,
+) {
+    let labels = out.provided.run_order.get_or_insert_with(Vec::new);
+    labels.clear();
+    let (ranked, lines) = (ranking.ranked, ranking.lines);
+    let cut = options.max_docs.is_some_and(|m| m < lines.len());
+    if cut || options.ties == Ties::Rank || ranking.labels.len() != ranked.len() {
+        out.rows.clear();
+        out.rows.extend_from_slice(lines);
+        if options.drop_self {
+            let qid = qrels.qids.get(q);
+            out.rows.retain(|&row| run.docnos.get(row) != qid);
+        }
+        rank_rows(
+            &mut out.rows,
+            run,
+            Compat::Ten,
+            options.max_docs,
+            Ties::Input,
+        );
+        label_ranking(&out.rows, q, run, qrels, labels);
+    } else {
+        out.rows.clear();
+        out.rows.extend(0..ranked.len());
+        for ties in tie_runs(ranked, run, options.compat).filter(|r| r.len() > 1) {
+            out.rows[ties].sort_unstable_by(|&a, &b| {
+                let (ra, rb) = (ranked[a], ranked[b]);
+                let by_score = run.scores[rb].partial_cmp(&run.scores[ra]);
+                by_score
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(ra.cmp(&rb))
+            });
+        }
+        labels.extend(out.rows.iter().map(|&i| ranking.labels[i]));
+    }
+    if ranking.stand_in {
+        labels.push(stand_in_value(qrels, q));
     }
 }
 

@@ -106,9 +106,9 @@ fn stopping_from(c: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// EU, ETU, EC, ETC, ED of one metric on one case of a ranking.
-pub fn score(metric: &Metric, r: &Ranking) -> std::result::Result<[f64; 5], String> {
-    let (w, c) = match metric.own_weights(r) {
+/// A metric's W and C on one case of a ranking.
+fn weights(metric: &Metric, r: &Ranking) -> std::result::Result<(Vec<f64>, Vec<f64>), String> {
+    Ok(match metric.own_weights(r) {
         Some(w) => {
             let c = metrics::continuation_from_weights(&w);
             (w, c)
@@ -117,7 +117,18 @@ pub fn score(metric: &Metric, r: &Ranking) -> std::result::Result<[f64; 5], Stri
             let c = metric.continuation(r)?;
             (weights_from(&c), c)
         }
-    };
+    })
+}
+
+/// EU alone (`score`'s first value, computed the same way).
+pub fn expected_utility(metric: &Metric, r: &Ranking) -> std::result::Result<f64, String> {
+    let (w, _) = weights(metric, r)?;
+    Ok(dot(&w, &r.gains))
+}
+
+/// EU, ETU, EC, ETC, ED of one metric on one case of a ranking.
+pub fn score(metric: &Metric, r: &Ranking) -> std::result::Result<[f64; 5], String> {
+    let (w, c) = weights(metric, r)?;
     let l = stopping_from(&c);
     let (cum_gains, cum_costs) = (cumsum(&r.gains), cumsum(&r.costs));
     Ok([

@@ -40,6 +40,18 @@ pub struct Overlap {
     pub arrivals: Vec<u32>,
 }
 
+/// ir_measures' own rankings of one query, joined in stage 3 for the measures that read them
+/// (`KernelRecord::overlap`, `KernelRecord::run_order`).
+#[derive(Debug, Default, Clone)]
+pub struct Rankings {
+    /// Compat: what the run's ranking shares with the ideal ranking.
+    pub overlap: Option<Overlap>,
+    /// The C/W/L measures: the relevance values (as `Query::ranked` has them) of the ranking
+    /// as ir_measures' providers sort it: score descending (the doubles), equal scores in the
+    /// run's order (a stable sort); after -M, not changed by -J.
+    pub run_order: Option<Vec<f64>>,
+}
+
 /// RBO of two rankings whose shared prefix sizes grow by `arrivals`, to `depth`.
 fn rbo(arrivals: impl Iterator<Item = u32>, p: f64, depth: usize) -> f64 {
     let (mut score, mut weights, mut weight) = (0.0, 0.0, 1.0);
@@ -65,7 +77,7 @@ pub fn compat(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let Some(overlap) = query.overlap else {
+    let Some(overlap) = query.overlap.and_then(|r| r.overlap.as_ref()) else {
         return Err(Error::new(
             "Compat needs the run's documents (internal: no overlap joined)",
         ));

@@ -8,6 +8,7 @@
 
 pub mod ap;
 pub mod counts;
+pub mod cwl;
 pub mod diversity;
 pub mod err;
 pub mod gain;
@@ -48,9 +49,10 @@ pub struct Query<'a> {
     pub prefs: Option<&'a prefs::Counts>,
     /// With `-R subtopics`: the query's subtopic judgments and its ranking as pyndeval ranks it.
     pub subtopics: Option<&'a diversity::Topic>,
-    /// When a measure reads it (`KernelRecord::overlap`): what the run's ranking shares with
-    /// the ideal ranking (Compat).
-    pub overlap: Option<&'a irm::Overlap>,
+    /// When a measure reads them (`KernelRecord::overlap`, `KernelRecord::run_order`):
+    /// ir_measures' own rankings of the query (what the run's ranking shares with the ideal
+    /// ranking, for Compat; the ranking with ties in the run's order, for the C/W/L measures).
+    pub overlap: Option<&'a irm::Rankings>,
 }
 
 /// What one measuring part keeps across its queries: warnings (each said once), for the
@@ -117,7 +119,8 @@ pub enum ParamKind {
 pub struct NamedParam {
     pub name: &'static str,
     pub kind: ParamType,
-    /// Its value when the name does not give it (declared here only).
+    /// Its value when the name does not give it (declared here only); NaN: the name must
+    /// give it (required, as ir_measures requires C/W/L's max_rel).
     pub default: f64,
     /// Its least and greatest values.
     pub range: (f64, f64),
@@ -463,6 +466,9 @@ pub struct KernelRecord {
     /// is the ranking in that order, after -M and -J, and empty for a query the run lacks
     /// (no -c stand-in).
     pub ties: Option<Ties>,
+    /// It reads the ranking with equal scores in the run's order (`Rankings::run_order`,
+    /// ranked per query in stage 3).
+    pub run_order: bool,
 }
 
 impl KernelRecord {
@@ -1257,6 +1263,69 @@ pub static KERNELS: &[KernelRecord] = &[
             "Accuracy (ir_measures' accuracy provider): the share of (relevant, nonrelevant) pairs of the ranking (ties in the run's own order, cut at k when given) in which the relevant document comes first; a document the qrels lack has grade 0. A query with no relevant document in the cut ranking, or missing from the run, has no value and is left out of the mean; one with no nonrelevant document gets 1 (the provider fails with ZeroDivisionError there).",
         )
     },
+    user_model(
+        "INST",
+        cwl::inst,
+        "INST (Bailey, Moffat, Scholer, Thomas; cwl_eval's INSTCWLMetric through ir_measures' cwl_eval provider): expected utility per item of a user who goes on from rank i with ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - gain so far.",
+        &["INST"],
+        &[GOAL, MIN_REL, MAX_REL],
+    ),
+    user_model(
+        "INSQ",
+        cwl::insq,
+        "INSQ (Moffat, Scholer, Thomas; cwl_eval's INSQCWLMetric through ir_measures' cwl_eval provider): expected utility per item of a user who goes on from rank i with ((i + 2T - 1) / (i + 2T))^2.",
+        &["INSQ"],
+        &[GOAL, MIN_REL, MAX_REL],
+    ),
+    user_model(
+        "BPM",
+        cwl::bpm,
+        "Bejeweled Player Model, static (Zhang et al.; cwl_eval's BPMCWLMetric(T, k) through ir_measures' cwl_eval provider): expected utility per item of a user who reads on until the gain so far reaches T or k documents are read.",
+        &["BPM@k"],
+        &[GOAL, MIN_REL, MAX_REL],
+    ),
+    user_model(
+        "SDCG",
+        cwl::sdcg,
+        "Scaled DCG@k (cwl_eval's NDCGCWLMetric(k) through ir_measures' cwl_eval provider): DCG@k's discount 1/log2(i+1) over its sum to k, as weights of the gains (no ideal ranking).",
+        &["SDCG@k"],
+        &[MIN_REL, MAX_REL],
+    ),
+    user_model(
+        "NERR8",
+        cwl::nerr8,
+        "Not (but nearly) ERR, Eq. 8 (Azzopardi, Mackenzie, Moffat; cwl_eval's NERReq8CWLMetric(k) through ir_measures' cwl_eval provider): the user stops at a document with its gain as chance, and at rank k.",
+        &["NERR8@k"],
+        &[MIN_REL, MAX_REL],
+    ),
+    user_model(
+        "NERR9",
+        cwl::nerr9,
+        "Not (but nearly) ERR, Eq. 9 (cwl_eval's NERReq9CWLMetric(k) through ir_measures' cwl_eval provider): as NERR8, the chance of going on also times i / (i + 1).",
+        &["NERR9@k"],
+        &[MIN_REL, MAX_REL],
+    ),
+    user_model(
+        "NERR10",
+        cwl::nerr10,
+        "Not (but nearly) ERR, Eq. 10 (cwl_eval's NERReq10CWLMetric(p) through ir_measures' cwl_eval provider): the user goes on with p (1 - gain).",
+        &["NERR10"],
+        &[PATIENCE, MIN_REL, MAX_REL],
+    ),
+    user_model(
+        "RBP",
+        cwl::rbp,
+        "Rank-biased precision as ir_measures computes RBP(rel=...) (cwl_eval's RBPCWLMetric(p) through its cwl_eval provider): gain 1 for a grade of at least rel, else 0, weighted p^(i-1) over their sum to rank 1000; without rel, RBP(p=...) is rbp.",
+        &["RBP"],
+        &[PERSISTENCE_RBP, REL],
+    ),
+    user_model(
+        "NERR11",
+        cwl::nerr11,
+        "Not (but nearly) ERR, Eq. 11 (cwl_eval's NERReq11CWLMetric(T) through ir_measures' cwl_eval provider): the user goes on with INSQ's ((i + 2T - 1) / (i + 2T))^2 times (1 - gain).",
+        &["NERR11"],
+        &[GOAL, MIN_REL, MAX_REL],
+    ),
 ];
 
 /// A record with the common facts: one float line, plain name, no parameters, the mean, in
@@ -1288,6 +1357,7 @@ const fn record(name: &'static str, compute: Kernel, help: &'static str) -> Kern
         max_cutoff: 0,
         overlap: false,
         ties: None,
+        run_order: false,
     }
 }
 
@@ -1323,6 +1393,77 @@ const BETA: NamedParam = NamedParam {
     range: (0.0, 1.0),
     help: "patience: NRBP's discount per rank",
 };
+
+/// The C/W/L measures' goal T: the total gain the user wants (gains are scaled into [0, 1]).
+const GOAL: NamedParam = NamedParam {
+    name: "T",
+    kind: ParamType::Number,
+    default: 1.0,
+    range: (0.0, f64::INFINITY),
+    help: "total desired gain (gains scaled into [0, 1])",
+};
+/// ir_measures' RBP persistence.
+const PERSISTENCE_RBP: NamedParam = NamedParam {
+    name: "p",
+    kind: ParamType::Number,
+    default: 0.8,
+    range: (0.0, 1.0),
+    help: "persistence: the weight of rank i is p^(i-1)",
+};
+/// ir_measures' RBP relevance level (required: without it, RBP(p=...) is trecgain's rbp).
+const REL: NamedParam = NamedParam {
+    name: "rel",
+    kind: ParamType::Whole,
+    default: f64::NAN,
+    range: (-2147483648.0, 2147483647.0),
+    help: "grade from which a document has gain 1 (negative grades read as 0 first)",
+};
+/// NERR10's persistence.
+const PATIENCE: NamedParam = NamedParam {
+    name: "p",
+    kind: ParamType::Number,
+    default: 0.9,
+    range: (0.0, 1.0),
+    help: "persistence: the chance of going on past a document of gain 0",
+};
+/// The grade read as gain 0 (grades below it too: negative grades count as 0 first).
+const MIN_REL: NamedParam = NamedParam {
+    name: "min_rel",
+    kind: ParamType::Whole,
+    default: 0.0,
+    range: (-2147483648.0, 2147483646.0),
+    help: "grade with gain 0 (grades clipped into min_rel..max_rel, negative ones read as 0 first)",
+};
+/// The grade read as gain 1 (required, as ir_measures requires it: NaN marks that).
+const MAX_REL: NamedParam = NamedParam {
+    name: "max_rel",
+    kind: ParamType::Whole,
+    default: f64::NAN,
+    range: (-2147483648.0, 2147483647.0),
+    help: "grade with gain 1: gain = (grade - min_rel) / (max_rel - min_rel)",
+};
+
+/// A C/W/L measure's record, named as ir_measures names it (its cwl_eval provider's): one
+/// line, its named parameters (min_rel and max_rel last), the ranking in the run's order.
+const fn user_model(
+    name: &'static str,
+    compute: Kernel,
+    help: &'static str,
+    ir_measures: &'static [&'static str],
+    named: &'static [NamedParam],
+) -> KernelRecord {
+    KernelRecord {
+        params: ParamKind::Named,
+        naming: Naming::Named,
+        in_trec_eval_9: false,
+        in_trec_eval: false,
+        rank_order: true,
+        ir_measures,
+        named,
+        run_order: true,
+        ..record(name, compute, help)
+    }
+}
 
 /// A diversity measure's record (`-R subtopics`), named as ir_measures names it: one line,
 /// its named parameters, a cutoff up to ndeval's depth when `cutoff`.
