@@ -128,6 +128,7 @@ fn explanation_dict<'py>(py: Python<'py>, e: &Explanation) -> PyResult<Bound<'py
     out.set_item("ideal", e.ideal)?;
     out.set_item("judged", e.judged)?;
     out.set_item("docno_ascending", e.docno_ascending)?;
+    out.set_item("run_order", e.run_order)?;
     out.set_item("warnings", e.warnings.clone())?;
     Ok(out)
 }

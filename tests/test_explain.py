@@ -131,7 +131,8 @@ GRADED = [m for m in SUPPORTED if BY_NAME[m].relevance in ("qrels", "any")]
 EVERY = [*GRADED, "P.1,3,7,2000", "recall.2,9", "relative_P.1,4", "success.2,30", "unj.1,3", "judged.2,50",
          "map_cut.2,5,50", "RR@3", "iprec_at_recall.0.25,0.8", "11pt_avg.0.5,0.1,0.9", "Rprec_mult.0.5,1.5,3",
          "set_F.0.5", "utility.2,-1,1,0", "relstring.4", "rbp.p=0.5", "rbp_resid.p=0.7", "RBP(p=0.8)@5",
-         "err_cut.1,3,20", "rbp.1=0.5,2=3", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.5,normalize=False)"]
+         "err_cut.1,3,20", "rbp.1=0.5,2=3", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.5,normalize=False)",
+         "Accuracy@3", "Accuracy(rel=2)@10"]
 
 
 def _case_measures(options: dict, compat: str) -> list[str]:
@@ -383,12 +384,12 @@ def test_explain_shows_every_measure_but_those_it_says_why_not():
     from trecgain.kernels import RECORDS
     assert all((r["explain"] is None) == (r["name"] in REFUSALS) for r in RECORDS)
     graded = [r["name"] for r in RECORDS if r["explain"] is None and r["relevance"] in ("qrels", "any")]
-    # runid and num_q have no per-query computation; Accuracy (issue 21) and the C/W/L measures
-    # under ir_measures' names (issue 21: cwl_eval's user models) rank tied scores in the run's
-    # own order, which explain does not lay out yet, and say so
+    # runid and num_q have no per-query computation; the C/W/L measures under ir_measures' names
+    # (issue 21: cwl_eval's user models) rank tied scores in the run's own order, which explain
+    # does not lay out yet for them, and say so
     cwl = ["BPM", "INSQ", "INST", "NERR10", "NERR11", "NERR8", "NERR9", "RBP", "SDCG"]
-    assert sorted(graded) == sorted(["Accuracy", "num_q", "runid", *cwl])
-    assert all("yet" in REFUSALS[m] and "own order" in REFUSALS[m] for m in ["Accuracy", *cwl])
+    assert sorted(graded) == sorted(["num_q", "runid", *cwl])
+    assert all("yet" in REFUSALS[m] and "own order" in REFUSALS[m] for m in cwl)
     # every diversity, judgment-group and preference measure is shown
     assert all(r["explain"] for r in RECORDS if r["relevance"] not in ("qrels", "any"))
 
@@ -749,6 +750,23 @@ def test_compat_ranks_ties_by_docno_ascending_and_goes_on_to_the_ideals_depth(tm
     assert "ordered by docno ascending as Compat ranks them" in text
     assert bits(e.sides[0].own["Compat"]) == bits(Evaluator(files[0], measures=["Compat"]).evaluate(
         files[1]).per_query["1"]["Compat"])
+
+
+def test_accuracy_ranks_ties_in_the_run_order_by_hand(tmp_path):
+    """a (0) and b (1) tie, a first in the run (trec_eval would put b first); c relevant, x not
+    in the qrels (grade 0). Ranking a, b, c, x: R 2, N 2, S = 1 (a above b) + 1 (a above c)."""
+    (tmp_path / "q").write_text("1 0 a 0\n1 0 b 1\n1 0 c 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 1.0 t\n1 Q0 c 3 0.5 t\n1 Q0 x 4 0.2 t\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    e = explain(*files, "Accuracy", "1")
+    (side,) = e.sides
+    assert side.own["Accuracy"] == 1 - 2 / (2 * 2)
+    assert bits(side.own["Accuracy"]) == bits(side.values["Accuracy"])
+    assert [r["docno"] for r in side.rows] == [b"a", b"b", b"c", b"x"]
+    assert [r["term"] for r in side.rows] == [None, 1.0, 1.0, None]
+    assert [d["docno"] for d in e.ties[0]["docs"]] == [b"a", b"b"] and e.to_dict()["tie_order"] == "run order"
+    text = run_cli(["explain", "-m", "Accuracy", "--query", "1", *files]).stdout.decode()
+    assert "kept in the run's order as Accuracy ranks them" in text
 
 
 # ---------------------------------------------------------------- the diversity measures

@@ -49,10 +49,11 @@ class Explanation(Record):
     or two (`default` first) when global gains or a discount other than log:2 were
     given; `rows`, `missed` and `ties` are the core's, per side for the rows.  `docno_ascending`:
     the measure ranks ties by docno ascending (Compat, the diversity measures: ir_measures' and
-    ndeval's rule), and the rows and tie groups are that ranking's."""
+    ndeval's rule), and the rows and tie groups are that ranking's; `run_order`: in the run's
+    own order (Accuracy), likewise."""
 
     __slots__ = ("measure", "kernel", "query", "qrels", "run", "options", "lines", "cutoffs", "sides",
-                 "missed", "ties", "counts", "warnings", "formula", "parts", "columns", "docno_ascending")
+                 "missed", "ties", "counts", "warnings", "formula", "parts", "columns", "docno_ascending", "run_order")
 
     @property
     def dcg(self) -> bool:
@@ -85,7 +86,8 @@ class Explanation(Record):
                       "documents": [{"docno": _docno(d["docno"]), "score": d["score"], "rank": d["rank"],
                                      "evaluated_rank": d["evaluated_rank"]} for d in t["docs"]]}
                      for t in self.ties],
-            "tie_order": "docno ascending" if self.docno_ascending else "docno descending",
+            "tie_order": ("run order" if self.run_order else
+                          "docno ascending" if self.docno_ascending else "docno descending"),
             "counts": dict(self.counts),
             "warnings": list(self.warnings),
         }
@@ -219,7 +221,7 @@ def explain_options(qrels, run, measure: str, query, options: EvaluationOptions)
                        _options_of(options), lines, cutoffs, out_sides, last["missed"],
                        last["ties"], {"ranked": last["ranked"], "judged": last["judged"],
                                       "ideal": [r["ideal"] for r in results]}, warnings, last["formula"],
-                       list(last["parts"]), list(last["columns"]), last["docno_ascending"])
+                       list(last["parts"]), list(last["columns"]), last["docno_ascending"], last["run_order"])
 
 
 def _gains_text(options, request) -> str:
@@ -325,6 +327,8 @@ def _text(e: Explanation) -> str:
                "rank": "ordered by the rank column (--ties rank), not by score"}[o["ties"]]
         if e.docno_ascending:
             how = f"ordered by docno ascending as {e.kernel} ranks them (ir_measures' and ndeval's rule)"
+        if e.run_order:
+            how = f"kept in the run's order as {e.kernel} ranks them (ir_measures' rule)"
         out.append(f"tied scores{rule}, {how}: {len(d['ties'])} group{'s' if len(d['ties']) > 1 else ''}")
         dropped = "dropped by -J" if o["judged_only"] else "dropped (judged_only)"
         for t in d["ties"]:

@@ -14,7 +14,10 @@ use hashbrown::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
 use crate::ideal_steps::{compat as compat_steps, diversity as diversity_steps, IdealDoc, Names};
-use crate::label::{judged_grades, only_judged, prepare_query, NOT_IN_QRELS, UNJUDGED};
+use crate::label::{
+    judged_grades, label_ranking, only_judged, prepare_query, prepare_query_by, NOT_IN_QRELS,
+    UNJUDGED,
+};
 use crate::measures::diversity::UNJUDGED as NO_JUDGMENT;
 use crate::measures::gain::ranked_gains;
 use crate::measures::gains::{GainRule, Gains};
@@ -137,6 +140,9 @@ pub struct Explanation {
     /// measures), not by trec_eval's docno descending: the steps and tie groups are that
     /// ranking's.
     pub docno_ascending: bool,
+    /// The measure ranks tied scores in the run's own order (Accuracy): the steps and tie
+    /// groups are that ranking's.
+    pub run_order: bool,
     /// Warnings for the caller to show (the run's, and the gain table's).
     pub warnings: Vec<String>,
 }
@@ -186,11 +192,36 @@ pub fn explain(
     let (record, shape) = explained(request)?;
     check_format(record, qrels)?;
     let Prepared {
-        rows,
-        ranked,
-        whole_ranking,
+        mut rows,
+        mut ranked,
+        mut whole_ranking,
         before_j,
     } = ranking(qrels, run, query, options)?;
+    if let Some(ties) = record.ties {
+        // its own tie rule (the run's order): the ranking the driver gives its kernel
+        let grouping = Grouping::new(run, qrels);
+        prepare_query_by(
+            query,
+            &grouping,
+            run,
+            qrels,
+            options,
+            ties,
+            &mut rows,
+            &mut ranked,
+        );
+        if options.judged_only {
+            let mut labels = Vec::new();
+            label_ranking(&rows, query, run, qrels, &mut labels);
+            rows = judged_rows(&rows, &labels, &ranked);
+        }
+        whole_ranking = grouping.lines(query).to_vec();
+        let unlimited = Options {
+            max_docs: None,
+            ..options.clone()
+        };
+        rank_query_by(&mut whole_ranking, run, &unlimited, ties);
+    }
     let mut judged = Vec::new();
     judged_grades(qrels, query, &mut judged);
     let Joined {
@@ -292,6 +323,7 @@ pub fn explain(
         ideal: gains.num_ideal(),
         judged: judged.len(),
         docno_ascending: ascending,
+        run_order: record.ties.is_some(),
         warnings: Vec::new(),
     };
     let limit = if shape.is_dcg() {

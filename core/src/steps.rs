@@ -295,6 +295,7 @@ pub fn walk(
         Shape::Ndcg | Shape::NdcgCut | Shape::Dcg | Shape::Ideal | Shape::Cg => {
             unreachable!("the DCG family is explained by explain::Walk")
         }
+        Shape::Accuracy => accuracy(&mut w, q, request, level),
         Shape::Compat | Shape::Intent(_) | Shape::AvgJg(_) | Shape::Preference(_) => {
             unreachable!("explained by ideal_steps, pref_steps and steps::averaged_groups")
         }
@@ -373,6 +374,54 @@ pub fn averaged_groups(
         w.formula
     );
     Ok(w)
+}
+
+/// Accuracy (ir_measures): per relevant document (grade >= -l, 0 for one the qrels lack) the
+/// nonrelevant documents above it, summed as S; 1 - S / (N R) over the ranking cut at k (no
+/// relevant document: NaN; none nonrelevant: 1).
+fn accuracy(w: &mut Walkthrough, q: &Query, request: &Request, level: f64) {
+    let cutoff = request.cutoffs.first().copied().unwrap_or(usize::MAX);
+    w.steps = counting(q, Counted::Retrieved, level);
+    w.shown = w.steps.len().min(cutoff);
+    let (mut relevant, mut nonrelevant, mut above) = (0u64, 0u64, 0u64);
+    for s in w.steps.iter_mut().take(cutoff) {
+        let v = s.grade();
+        let grade = if v == NOT_IN_QRELS { 0.0 } else { v };
+        s.counted = grade >= level;
+        if s.counted {
+            relevant += 1;
+            above += nonrelevant;
+            s.term = Some(nonrelevant as f64);
+        } else {
+            nonrelevant += 1;
+        }
+        s.count = relevant as usize;
+        s.sum = above as f64;
+    }
+    let value = match (relevant, nonrelevant) {
+        (0, _) => f64::NAN,
+        (_, 0) => 1.0,
+        _ => 1.0 - above as f64 / (nonrelevant as f64 * relevant as f64),
+    };
+    w.own = vec![value];
+    w.parts = vec![
+        part(
+            format!("R: relevant (grade >= {level}) in the ranking cut"),
+            relevant as f64,
+        ),
+        part(
+            "N: the others (not in the qrels: grade 0)",
+            nonrelevant as f64,
+        ),
+        part("S: nonrelevant above each relevant, summed", above as f64),
+    ];
+    w.columns = vec![
+        ("counted", "rel"),
+        ("count", "rel so far"),
+        ("term", "nonrel above"),
+        ("sum", "S so far"),
+    ];
+    w.formula = "Accuracy = 1 - S / (N R) on the ranking with tied scores in the run's own order (ir_measures' rule), cut at k; no relevant document: no value (NaN, left out of the mean); none nonrelevant: 1".into();
 }
 
 /// sum / R, or sum when R is 0 (bpref, infAP and binG's running values).

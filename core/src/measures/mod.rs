@@ -246,6 +246,8 @@ pub enum Explain {
     /// A preference measure (-R prefs, qrels_prefs): the counts of preferences per judgment
     /// group, and how they make the value (core/src/pref_steps.rs).
     Preference(Preference),
+    /// Accuracy: per relevant document the nonrelevant ones above it, summed, over N R.
+    Accuracy,
 }
 
 /// What a preference measure takes of its counts.
@@ -376,6 +378,7 @@ impl Explain {
             Explain::Intent(_) => "Intent",
             Explain::AvgJg(_) => "AvgJg",
             Explain::Preference(_) => "Preference",
+            Explain::Accuracy => "Accuracy",
         }
     }
 
@@ -1257,6 +1260,7 @@ pub static KERNELS: &[KernelRecord] = &[
         ir_measures: &["Accuracy@k", "Accuracy"],
         ir_params: &["rel"],
         ties: Some(Ties::Input),
+        explain: Some(Explain::Accuracy),
         ..record(
             "Accuracy",
             irm::accuracy,
