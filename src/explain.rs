@@ -78,6 +78,11 @@ fn explanation_dict<'py>(py: Python<'py>, e: &Explanation) -> PyResult<Bound<'py
         d.set_item("term", step.term)?;
         d.set_item("sum", step.sum)?;
         d.set_item("value", step.value)?;
+        d.set_item("detail", step.detail.as_deref())?;
+        d.set_item("ideal_detail", step.ideal_detail.as_deref())?;
+        d.set_item("ideal_gain", step.ideal_gain)?;
+        d.set_item("ideal_sum", step.ideal_sum)?;
+        d.set_item("bound", step.bound)?;
         steps.append(d)?;
     }
     let parts = PyList::empty(py);
@@ -122,6 +127,8 @@ fn explanation_dict<'py>(py: Python<'py>, e: &Explanation) -> PyResult<Bound<'py
     out.set_item("ranked", e.ranked)?;
     out.set_item("ideal", e.ideal)?;
     out.set_item("judged", e.judged)?;
+    out.set_item("docno_ascending", e.docno_ascending)?;
+    out.set_item("run_order", e.run_order)?;
     out.set_item("warnings", e.warnings.clone())?;
     Ok(out)
 }

@@ -19,7 +19,7 @@ from trecgain import Evaluator, TrecgainError
 from trecgain.cli import parsed
 from trecgain.cli.console import integer_option
 from trecgain.explain import SUPPORTED, explain
-from trecgain.measures import parse_requests
+from trecgain.measures import BY_NAME, parse_requests
 from trecgain.read import read_qrels, read_run
 
 WORKED = CASES / "h-worked-linear"
@@ -124,12 +124,15 @@ def _spelled(request) -> str:
     return request.measure.name if request.text is None else f"{request.measure.name}.{request.text}"
 
 
+#: The measures explain shows that read graded qrels (the conformance cases' format).
+GRADED = [m for m in SUPPORTED if BY_NAME[m].relevance in ("qrels", "any")]
 #: Every measure explain shows, named plainly (its default parameters), and with parameters of
 #: each kind: explained on every case beside the case's own.
-EVERY = [*SUPPORTED, "P.1,3,7,2000", "recall.2,9", "relative_P.1,4", "success.2,30", "unj.1,3", "judged.2,50",
+EVERY = [*GRADED, "P.1,3,7,2000", "recall.2,9", "relative_P.1,4", "success.2,30", "unj.1,3", "judged.2,50",
          "map_cut.2,5,50", "RR@3", "iprec_at_recall.0.25,0.8", "11pt_avg.0.5,0.1,0.9", "Rprec_mult.0.5,1.5,3",
          "set_F.0.5", "utility.2,-1,1,0", "relstring.4", "rbp.p=0.5", "rbp_resid.p=0.7", "RBP(p=0.8)@5",
-         "err_cut.1,3,20", "rbp.1=0.5,2=3"]
+         "err_cut.1,3,20", "rbp.1=0.5,2=3", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.5,normalize=False)",
+         "Accuracy@3", "Accuracy(rel=2)@10"]
 
 
 def _case_measures(options: dict, compat: str) -> list[str]:
@@ -364,8 +367,7 @@ def test_a_query_of_the_qrels_the_run_lacks_names_the_run(tmp_path):
     assert "'2'" in message and str(tmp_path / "r") in message
 
 
-@pytest.mark.parametrize("measure, why", [("prefs_simp", "-R prefs"), ("map_avgjg", "-R qrels_jg"),
-                                          ("runid", "per-query"), ("num_q", "per-query")])
+@pytest.mark.parametrize("measure, why", [("runid", "per-query"), ("num_q", "per-query")])
 def test_measures_explain_does_not_show_are_refused_saying_why(measure, why):
     message = _one_line_error(["explain", "-m", measure, "--query", "1", *W], 1)
     assert f"'{measure}'" in message and why in message
@@ -382,13 +384,14 @@ def test_explain_shows_every_measure_but_those_it_says_why_not():
     from trecgain.kernels import RECORDS
     assert all((r["explain"] is None) == (r["name"] in REFUSALS) for r in RECORDS)
     graded = [r["name"] for r in RECORDS if r["explain"] is None and r["relevance"] in ("qrels", "any")]
-    # runid and num_q have no per-query computation; Compat (rank-biased overlap with the ideal
-    # ranking, new in issue 21) is not laid out yet, and says so; Accuracy (issue 21, ranked in
-    # the run's own order) is not laid out either, nor are the C/W/L measures under ir_measures'
-    # names (issue 21: cwl_eval's user models, ranked with ties in the run's order)
+    # runid and num_q have no per-query computation; the C/W/L measures under ir_measures' names
+    # (issue 21: cwl_eval's user models) rank tied scores in the run's own order, which explain
+    # does not lay out yet for them, and say so
     cwl = ["BPM", "INSQ", "INST", "NERR10", "NERR11", "NERR8", "NERR9", "RBP", "SDCG"]
-    assert sorted(graded) == sorted(["Accuracy", "Compat", "num_q", "runid", *cwl])
-    assert "yet" in REFUSALS["Compat"]
+    assert sorted(graded) == sorted(["num_q", "runid", *cwl])
+    assert all("yet" in REFUSALS[m] and "own order" in REFUSALS[m] for m in cwl)
+    # every diversity, judgment-group and preference measure is shown
+    assert all(r["explain"] for r in RECORDS if r["relevance"] not in ("qrels", "any"))
 
 
 @pytest.mark.parametrize("args", [
@@ -418,7 +421,7 @@ def test_bad_values_exit_1(args):
 
 
 def test_library_errors_are_trecgain_errors():
-    with pytest.raises(TrecgainError, match="'prefs_simp'"):
+    with pytest.raises(TrecgainError, match="prefs_simp.*-R prefs"):
         explain(*W, "prefs_simp", "1")
     with pytest.raises(TrecgainError, match="'7'"):
         explain(*W, "ndcg", "7")
@@ -702,3 +705,293 @@ def test_relstring_and_the_text_of_a_non_dcg_measure(hand):
     doc = json.loads(run_cli(["explain", "-m", "P.5", "--format", "json", "--query", "1", *hand]).stdout)
     assert doc["columns"] == ["counted", "count", "value"]
     assert doc["sides"][0]["values"] == [{"line": "P_5", "cutoff": 5, "value": 0.6, "explained": 0.6}]
+
+
+# ---------------------------------------------------------------- Compat, by hand
+
+
+def test_compat_by_hand_on_the_worked_example():
+    """Ranking d1..d6 (grades 3 2 3 0 1 2); the ideal ranking, grade descending then score:
+    d1 d3 d2 d6 d5. Documents both first-d lists share, worked out here: 1 1 3 3 4 5."""
+    e = explain(*W, "Compat(p=0.8)", "1")
+    (side,) = e.sides
+    shared = [1, 1, 3, 3, 4, 5]
+    weights = [0.8 ** i for i in range(6)]
+    rbo = sum(w * s / d for w, s, d in zip(weights, shared, range(1, 7))) / sum(weights)
+    best = sum(w * min(d, 5) / d for w, d in zip(weights, range(1, 7))) / sum(weights)
+    assert side.own["Compat(p=0.8)"] == pytest.approx(rbo / best, abs=1e-12)
+    assert bits(side.own["Compat(p=0.8)"]) == bits(side.values["Compat(p=0.8)"])
+    rows = side.rows
+    assert [r["count"] for r in rows] == shared
+    assert [r["counted"] for r in rows] == [True, True, True, False, True, True]
+    assert [r["ideal_detail"] for r in rows] == ["d1 (3)", "d3 (3)", "d2 (2)", "d6 (2)", "d5 (1)", None]
+    assert [r["weight"] for r in rows] == pytest.approx(weights)
+    assert rows[-1]["value"] == pytest.approx(rbo, abs=1e-12)
+    assert e.docno_ascending and e.to_dict()["tie_order"] == "docno ascending"
+    plain = explain(*W, "Compat(normalize=False)", "1").sides[0]
+    p95 = [0.95 ** i for i in range(6)]
+    assert plain.own["Compat(normalize=False)"] == pytest.approx(
+        sum(w * s / d for w, s, d in zip(p95, shared, range(1, 7))) / sum(p95), abs=1e-12)
+
+
+def test_compat_ranks_ties_by_docno_ascending_and_goes_on_to_the_ideals_depth(tmp_path):
+    # b and a tie: Compat ranks a first (trec_eval would rank b first); the ideal (c, a, e)
+    # is longer than the ranking (a, b): depths to 3, the third without a ranked document
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 e 1\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 1.0 t\n1 Q0 a 2 1.0 t\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    e = explain(*files, "Compat", "1")
+    rows = e.sides[0].rows
+    assert [r["docno"] for r in rows] == [b"a", b"b", None]
+    assert [r["ideal_detail"] for r in rows] == ["c (2)", "a (1)", "e (1)"]
+    assert [r["count"] for r in rows] == [0, 1, 1]
+    assert [d["docno"] for d in e.ties[0]["docs"]] == [b"a", b"b"]
+    text = run_cli(["explain", "-m", "Compat", "--query", "1", *files]).stdout.decode()
+    assert "ordered by docno ascending as Compat ranks them" in text
+    assert bits(e.sides[0].own["Compat"]) == bits(Evaluator(files[0], measures=["Compat"]).evaluate(
+        files[1]).per_query["1"]["Compat"])
+
+
+def test_accuracy_ranks_ties_in_the_run_order_by_hand(tmp_path):
+    """a (0) and b (1) tie, a first in the run (trec_eval would put b first); c relevant, x not
+    in the qrels (grade 0). Ranking a, b, c, x: R 2, N 2, S = 1 (a above b) + 1 (a above c)."""
+    (tmp_path / "q").write_text("1 0 a 0\n1 0 b 1\n1 0 c 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 1.0 t\n1 Q0 c 3 0.5 t\n1 Q0 x 4 0.2 t\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    e = explain(*files, "Accuracy", "1")
+    (side,) = e.sides
+    assert side.own["Accuracy"] == 1 - 2 / (2 * 2)
+    assert bits(side.own["Accuracy"]) == bits(side.values["Accuracy"])
+    assert [r["docno"] for r in side.rows] == [b"a", b"b", b"c", b"x"]
+    assert [r["term"] for r in side.rows] == [None, 1.0, 1.0, None]
+    assert [d["docno"] for d in e.ties[0]["docs"]] == [b"a", b"b"] and e.to_dict()["tie_order"] == "run order"
+    text = run_cli(["explain", "-m", "Accuracy", "--query", "1", *files]).stdout.decode()
+    assert "kept in the run's order as Accuracy ranks them" in text
+
+
+# ---------------------------------------------------------------- the diversity measures
+
+DIVERSITY = CASES.parent.parent / "diversity"
+#: Every diversity measure explain shows, with parameters of each kind; the cutoff measures
+#: also at every depth (their rows' value at rank k is the evaluation's @k).
+DIVERSE = ["ERR_IA@{k}", "nERR_IA@{k}", "alpha_DCG@{k}", "alpha_nDCG@{k}", "alpha_nDCG(alpha=0.3)@{k}",
+           "alpha_DCG(rel=2,alpha=0.7)@{k}", "nERR_IA(alpha=1.0)@{k}", "nERR_IA(judged_only=True)@{k}",
+           "P_IA@{k}", "P_IA(rel=2)@{k}", "StRecall@{k}", "StRecall(rel=2)@{k}"]
+WHOLE = ["NRBP", "nNRBP", "NRBP(alpha=0.2,beta=0.9)", "nNRBP(beta=0.8,rel=2)", "nNRBP(alpha=0.0,beta=1.0)",
+         "AP_IA", "AP_IA(rel=3)", "AP_IA(judged_only=True,rel=2)"]
+
+
+def _subtopic_collection(rng) -> tuple[str, str]:
+    """Random subtopic qrels and run (as text): graded, binary and negative judgments, documents
+    judged for several subtopics, unjudged documents, score ties, queries on one side only."""
+    qrels, run = [], []
+    subtopics = [f"s{s}" for s in rng.sample(range(1, 9), rng.randint(1, 5))]
+    grades = rng.choice([(0, 1), (-1, 0, 1, 2, 3), (0, 1, 2), (1,)])
+    queries = [str(q) for q in rng.sample(range(1, 9), rng.randint(1, 4))]
+    for q in queries:
+        docs = [f"d{d}" for d in rng.sample(range(30), rng.randint(1, 12))]
+        for st in rng.sample(subtopics, rng.randint(1, len(subtopics))):
+            qrels += [f"{q} {st} {d} {rng.choice(grades)}\n" for d in rng.sample(docs, rng.randint(1, len(docs)))]
+    rng.shuffle(qrels)
+    for q in queries + ["99"]:
+        for d in rng.sample(range(30), rng.randint(1, 25)):
+            score = float(rng.randint(0, 6)) if rng.random() < 0.5 else rng.random()
+            run.append(f"{q} Q0 d{d} 0 {score!r} r\n")
+    return "".join(qrels), "".join(run)
+
+
+def _diversity_files(tmp_path) -> list[tuple[str, str]]:
+    import random
+
+    rng = random.Random(22)
+    out = [(str(DIVERSITY / "qrels.txt"), str(DIVERSITY / "run.txt"))]
+    for i in range(25):
+        qrels, run = _subtopic_collection(rng)
+        (tmp_path / f"q{i}").write_text(qrels)
+        (tmp_path / f"r{i}").write_text(run)
+        out.append((str(tmp_path / f"q{i}"), str(tmp_path / f"r{i}")))
+    return out
+
+
+@pytest.mark.parametrize("kw", [{}, {"max_docs": 4}, {"judged_only": True, "relevance_level": 2},
+                                {"compat": "9", "relevance_level": 0}])
+def test_diversity_explanations_are_the_evaluations_at_every_rank(tmp_path, kw):
+    """Every diversity measure on the diversity test collection and 25 random ones: each line's
+    value (the kernel's and the explanation's own) is the evaluation's, bit for bit; for the cutoff
+    measures, the rows' value at every rank k (1..20) is the evaluation's @k."""
+    checked = 0
+    for qrels, run in _diversity_files(tmp_path):
+        for measure in DIVERSE:
+            names = [measure.format(k=k) for k in range(1, 21)]
+            result = Evaluator(qrels, measures=names, rel_format="subtopics", **kw).evaluate(run)
+            for qid, values in result.per_query.items():
+                e = explain(qrels, run, names[-1], qid, rel_format="subtopics", **kw)
+                (side,) = e.sides
+                assert bits(side.values[names[-1]]) == bits(values[names[-1]]), (qrels, measure, qid)
+                assert bits(side.own[names[-1]]) == bits(values[names[-1]]), (qrels, measure, qid, "own")
+                assert len(side.rows) == 20
+                for k, row in enumerate(side.rows, 1):
+                    assert bits(row["value"]) == bits(values[names[k - 1]]), (qrels, measure, qid, k)
+                    checked += 1
+        result = Evaluator(qrels, measures=WHOLE, rel_format="subtopics", **kw).evaluate(run)
+        for qid, values in result.per_query.items():
+            for measure in WHOLE:
+                (side,) = explain(qrels, run, measure, qid, rel_format="subtopics", **kw).sides
+                assert bits(side.values[measure]) == bits(values[measure]), (qrels, measure, qid)
+                assert bits(side.own[measure]) == bits(values[measure]), (qrels, measure, qid, "own")
+                checked += 1
+    assert checked > 10_000
+
+
+def test_diversity_rows_by_hand(tmp_path):
+    """a is relevant to subtopics 1 and 2, b to 1; the ranking b, a, c (c unjudged); alpha 0.5.
+    Novelty gains 1 (b: 1 new), 0.5 + 1 (a: 1 seen once, 2 new), 0; ndeval's ideal: a (gain 2),
+    then b (0.5). alpha-DCG@k from k = 2 is over the sum with both subtopics at every rank."""
+    (tmp_path / "q").write_text("7 1 a 1\n7 2 a 1\n7 1 b 1\n7 2 b 0\n")
+    (tmp_path / "r").write_text("7 Q0 b 1 3 t\n7 Q0 a 2 2 t\n7 Q0 c 3 1 t\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    e = explain(*files, "alpha_nDCG@3", "7", rel_format="subtopics")
+    rows = e.sides[0].rows
+    assert [r["docno"] for r in rows] == [b"b", b"a", b"c"]
+    assert [r["detail"] for r in rows] == ["1:1", "1:2,2:1", ""]
+    assert [r["gain"] for r in rows] == [1.0, 1.5, 0.0]
+    assert [r["count"] for r in rows] == [1, 2, 2]  # subtopics covered
+    assert [r["ideal_detail"] for r in rows] == ["a 1:1,2:1", "b 1:2", None]
+    assert [r["ideal_gain"] for r in rows] == [2.0, 0.5, None]
+    disc = [1.0, math.log(2) / math.log(3), math.log(2) / math.log(4)]
+    run_sum = [1.0, 1.0 + 1.5 * disc[1], 1.0 + 1.5 * disc[1]]
+    ideal_sum = [2.0, 2.0 + 0.5 * disc[1], 2.0 + 0.5 * disc[1]]
+    bound = [2.0, 2.0 + 1.0 * disc[1], 2.0 + 1.0 * disc[1] + 0.5 * disc[2]]
+    assert [r["sum"] for r in rows] == pytest.approx(run_sum)
+    assert [r["bound"] for r in rows] == pytest.approx(bound)
+    expected = [1.0 / 2.0] + [(run_sum[i] / bound[i]) / (ideal_sum[i] / bound[i]) for i in (1, 2)]
+    assert [r["value"] for r in rows] == pytest.approx(expected)
+    p = explain(*files, "P_IA@2", "7", rel_format="subtopics").sides[0]
+    assert p.own["P_IA@2"] == pytest.approx(3 / (2 * 2))  # pairs (b,1), (a,1), (a,2)
+    ap = explain(*files, "AP_IA", "7", rel_format="subtopics")
+    # subtopic 1: b at 1, a at 2: (1/1 + 2/2) / 2; subtopic 2: a at 2: (1/2) / 1
+    assert ap.sides[0].own["AP_IA"] == pytest.approx((1.0 + 0.5) / 2)
+    assert [v for _, v in ap.parts[1:]] == pytest.approx([1.0, 0.5])
+    out = run_cli(["explain", "-R", "subtopics", "-m", "alpha_nDCG@3", "--query", "7", *files])
+    assert out.rc == 0 and out.stderr == ""
+    text = out.stdout.decode()
+    assert "subtopics:count" in text and "ndeval's greedy ideal" in text and "1:2,2:1" in text
+    doc = json.loads(run_cli(["explain", "-R", "subtopics", "--format", "json", "-m", "NRBP", "--query", "7",
+                              *files]).stdout)
+    assert doc["options"]["rel_format"] == "subtopics" and doc["tie_order"] == "docno ascending"
+    assert [r["sides"][0]["detail"] for r in doc["rows"]] == ["1:1", "1:2,2:1", ""]
+
+
+def test_a_diversity_measure_needs_subtopics():
+    message = _one_line_error(["explain", "-m", "alpha_nDCG@5", "--query", "1", *W], 1)
+    assert "-R subtopics" in message
+    message = _one_line_error(["explain", "-R", "subtopics", "-m", "map", "--query", "101",
+                               str(DIVERSITY / "qrels.txt"), str(DIVERSITY / "run.txt")], 1)
+    assert "'map'" in message and "-R qrels" in message
+
+
+# ---------------------------------------------------------------- judgment groups and preferences
+
+RELATIONS = CASES.parent / "relations"
+#: The measures explained on each recorded case of a relevance format, beside the case's own.
+RELATION_MEASURES = {
+    "qrels_jg": ["map_avgjg", "P_avgjg", "P_avgjg.1,3,7", "Rprec_mult_avgjg", "Rprec_mult_avgjg.0.5,1.5"],
+    "prefs": [m for m in SUPPORTED if BY_NAME[m].relevance == "prefs"],
+}
+RELATION_MEASURES["qrels_prefs"] = RELATION_MEASURES["prefs"]
+
+
+def _relation_cases() -> list[tuple[str, str]]:
+    """The judgment-group and preference cases the live conformance generator recorded, in
+    each mode where the case evaluates."""
+    out = []
+    for c in sorted(RELATIONS.iterdir()):
+        case = json.loads((c / "case.json").read_text()) if c.is_dir() else None
+        if case and case["rel_format"] in RELATION_MEASURES:
+            out += [(c.name, m) for m in ("10", "9") if not case["expect"].get(m, {}).get("error")]
+    return out
+
+
+@pytest.mark.parametrize("case_id, mode", _relation_cases())
+def test_relation_explanations_are_the_evaluations(case_id: str, mode: str) -> None:
+    """Each judgment-group and preference line's value, the kernel's and the one the
+    explanation computes from each group's walkthrough or counts, is the evaluation's per-query
+    value, bit for bit (a NaN the same NaN)."""
+    case = json.loads((RELATIONS / case_id / "case.json").read_text())
+    options = parsed([a for a in case["args"] if a not in ("QRELS", "RUN")])
+    level = integer_option(options["level"], "-l") if options["level"] is not None else 1
+    rel_format = case["rel_format"]
+    kw = dict(relevance_level=level, judged_only=options["judged_only"],
+              max_docs=integer_option(options["max_docs"], "-M", 0), compat=mode, rel_format=rel_format)
+    qrels, run = str(RELATIONS / case_id / "qrels.txt"), str(RELATIONS / case_id / "run.txt")
+    checked = 0
+    for measure in RELATION_MEASURES[rel_format]:
+        try:
+            result = Evaluator(qrels, measures=[measure], **kw).evaluate(run)
+        except TrecgainError as err:
+            assert "no query has both" in str(err), err
+            continue
+        for qid, values in result.per_query.items():
+            e = explain(qrels, run, measure, qid, **kw)
+            (side,) = e.sides
+            assert list(side.values) == list(values)
+            for line, value in values.items():
+                assert bits(side.values[line]) == bits(value), (case_id, measure, qid, line)
+                assert bits(side.own[line]) == bits(value), (case_id, measure, qid, line, "own")
+                checked += 1
+    assert checked
+
+
+def test_preferences_by_hand(tmp_path):
+    """One group prefers a (level 2) to b (1) to c (0): a > b, a > c, b > c. The ranking b, a
+    (c not retrieved): a > b broken; a > c and b > c fulfilled (only the preferred one retrieved)."""
+    (tmp_path / "q").write_text("1 g 1 a 2\n1 g 1 b 1\n1 g 1 c 0\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 3 t\n1 Q0 a 2 2 t\n1 Q0 x 3 1 t\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    expected = {"prefs_num_prefs_poss": 3, "prefs_num_prefs_ful": 2, "prefs_num_prefs_ful_ret": 0,
+                "prefs_simp": 2 / 3, "prefs_simp_ret": 0.0, "prefs_simp_imp": 2 / 3, "prefs_avgjg": 2 / 3}
+    for measure, value in expected.items():
+        e = explain(*files, measure, "1", rel_format="prefs")
+        assert e.sides[0].own[measure] == pytest.approx(value), measure
+    e = explain(*files, "prefs_simp", "1", rel_format="prefs")
+    assert ("group 1: fulfilled", 2.0) in e.parts and ("group 1: possible", 3.0) in e.parts
+    assert [(r["docno"], r["counted"], r["count"]) for r in e.sides[0].rows] == \
+        [(b"b", True, 1), (b"a", True, 2), (b"x", False, 2)]
+    out = run_cli(["explain", "-R", "prefs", "-m", "prefs_pair", "--query", "1", *files])
+    assert out.rc == 0 and "share of those groups the ranking agrees with" in out.stdout.decode()
+
+
+def test_judgment_groups_by_hand(tmp_path):
+    """Groups A (a relevant, b not) and B (b relevant); ranking b, a, c: AP 1/2 in A, 1 in B."""
+    (tmp_path / "q").write_text("1 A a 1\n1 A b 0\n1 B b 2\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 3 t\n1 Q0 a 2 2 t\n1 Q0 c 3 1 t\n")
+    files = [str(tmp_path / "q"), str(tmp_path / "r")]
+    e = explain(*files, "map_avgjg", "1", rel_format="qrels_jg")
+    assert e.sides[0].own["map_avgjg"] == pytest.approx((0.5 + 1.0) / 2)
+    assert e.parts == [("judgment groups", 2.0), ("group A", 0.5), ("group B", 1.0)]
+    assert [r["detail"] for r in e.sides[0].rows] == ["A:0,B:2", "A:1,B:-", "A:-,B:-"]
+    out = run_cli(["explain", "-R", "qrels_jg", "-m", "P_avgjg.1", "--query", "1", *files])
+    assert out.rc == 0 and "group A at 1: 0" in out.stdout.decode() and "group B at 1: 1" in out.stdout.decode()
+
+
+def test_the_readme_examples_are_real_output(monkeypatch):
+    """Each `$ trecgain explain ...` block of the README's explain section (a command without a
+    pipe, its output not abbreviated with '...') prints what the README shows."""
+    import shlex
+
+    from conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Explaining a number: trecgain explain", 1)[1].split("\n## ", 1)[0]
+    blocks = [b for b in section.split("```")[1::2] if b.lstrip("\n").startswith("$ trecgain explain")]
+    checked = []
+    for block in blocks:
+        command, _, shown = block.strip("\n").partition("\n")
+        if "|" in command or "..." in shown.splitlines():
+            continue
+        out = run_cli(shlex.split(command)[2:])
+        assert out.rc == 0, out.stderr
+        assert out.stdout.decode().rstrip("\n") == shown.rstrip("\n"), command
+        checked.append(command)
+    assert any("Compat" in c for c in checked) and any("-R subtopics" in c for c in checked)

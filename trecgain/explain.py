@@ -28,8 +28,7 @@ from .record import Record
 SUPPORTED = tuple(m.name for m in REGISTRY if m.explain)
 #: Why explain does not show each of the others (the core's one line per record).
 REFUSALS = {r["name"]: r["unexplained"] for r in kernels.RECORDS if r.get("unexplained")}
-SUPPORTED_TEXT = (f"every measure of graded qrels (their ir_measures names too) but "
-                  f"{', '.join(n for n in REFUSALS if BY_NAME[n].relevance in ('qrels', 'any'))}")
+SUPPORTED_TEXT = f"every measure (their ir_measures names too) but {', '.join(REFUSALS)}"
 #: What each DCG-family shape's value column is (the other shapes' columns come from the core).
 _VALUE = {"Ndcg": "nDCG", "NdcgCut": "nDCG", "Dcg": "DCG", "Ideal": "IDCG", "Cg": "CG"}
 
@@ -48,10 +47,13 @@ class Side(Record):
 class Explanation(Record):
     """One query's computation of one measure (see the module's help).  `sides` has one Side,
     or two (`default` first) when global gains or a discount other than log:2 were
-    given; `rows`, `missed` and `ties` are the core's, per side for the rows."""
+    given; `rows`, `missed` and `ties` are the core's, per side for the rows.  `docno_ascending`:
+    the measure ranks ties by docno ascending (Compat, the diversity measures: ir_measures' and
+    ndeval's rule), and the rows and tie groups are that ranking's; `run_order`: in the run's
+    own order (Accuracy), likewise."""
 
     __slots__ = ("measure", "kernel", "query", "qrels", "run", "options", "lines", "cutoffs", "sides",
-                 "missed", "ties", "counts", "warnings", "formula", "parts", "columns")
+                 "missed", "ties", "counts", "warnings", "formula", "parts", "columns", "docno_ascending", "run_order")
 
     @property
     def dcg(self) -> bool:
@@ -84,6 +86,8 @@ class Explanation(Record):
                       "documents": [{"docno": _docno(d["docno"]), "score": d["score"], "rank": d["rank"],
                                      "evaluated_rank": d["evaluated_rank"]} for d in t["docs"]]}
                      for t in self.ties],
+            "tie_order": ("run order" if self.run_order else
+                          "docno ascending" if self.docno_ascending else "docno descending"),
             "counts": dict(self.counts),
             "warnings": list(self.warnings),
         }
@@ -137,7 +141,8 @@ def _options_of(options) -> dict:
     return {"relevance_level": options.relevance_level, "judged_only": options.judged_only,
             "max_docs": options.max_docs, "compat": options.compat,
             "global_gains": None if gains is None else gains.text, "discount": options.discount.text,
-            "exact_ideal": options.exact_ideal, "fractional_grades": options.fractional_grades, "ties": options.ties}
+            "exact_ideal": options.exact_ideal, "fractional_grades": options.fractional_grades, "ties": options.ties,
+            "rel_format": options.rel_format}
 
 
 def parse_measure(measure: object, compat: str = "10"):
@@ -156,16 +161,17 @@ def parse_measure(measure: object, compat: str = "10"):
 
 #: explain's keyword options (Evaluator's, but those that do not bear on one query).
 KEYWORDS = ("relevance_level", "judged_only", "max_docs", "compat", "global_gains", "discount", "exact_ideal",
-            "fractional_grades", "ties")
+            "fractional_grades", "ties", "rel_format")
 
 
 def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_only: bool = False,
             max_docs: int | None = None, compat: str = "10", global_gains: str | None = None,
             discount: str = "log:2", exact_ideal: bool = False, fractional_grades: bool = False,
-            ties: str = "docno", **unknown: object) -> Explanation:
+            ties: str = "docno", rel_format: str = "qrels", **unknown: object) -> Explanation:
     """Explain `measure` (one of SUPPORTED, or its ir_measures name) on query `query` of `run`
     against `qrels` (paths, open files, dicts, or the core's Qrels and Run), with the
-    Evaluator's options (`ties="average"`: each tied document shows its group's mean gain).
+    Evaluator's options (`ties="average"`: each tied document shows its group's mean gain;
+    `rel_format="subtopics"`: diversity qrels, for the diversity measures).
     With `global_gains`, or a `discount` other than log:2, the
     explanation has two sides: trec_eval's default (linear gains, log2) and the given one.
     Another keyword (complete, num_docs, ...) is a TrecgainError naming those it takes."""
@@ -173,7 +179,8 @@ def explain(qrels, run, measure: str, query, relevance_level: int = 1, judged_on
     parse_measure(measure, compat_mode(compat))  # refused before any file is read
     options = EvaluationOptions.checked(compat, relevance_level, judged_only, False, max_docs, global_gains, discount,
                                         exact_ideal, fractional_grades, ties=ties,
-                                        requests=lambda mode: parse_requests(check.measures([measure]), mode))
+                                        requests=lambda mode: parse_requests(check.measures([measure]), mode),
+                                        rel_format=rel_format)
     return explain_options(qrels, run, measure, query, options)
 
 
@@ -214,7 +221,7 @@ def explain_options(qrels, run, measure: str, query, options: EvaluationOptions)
                        _options_of(options), lines, cutoffs, out_sides, last["missed"],
                        last["ties"], {"ranked": last["ranked"], "judged": last["judged"],
                                       "ideal": [r["ideal"] for r in results]}, warnings, last["formula"],
-                       list(last["parts"]), list(last["columns"]))
+                       list(last["parts"]), list(last["columns"]), last["docno_ascending"], last["run_order"])
 
 
 def _gains_text(options, request) -> str:
@@ -318,6 +325,10 @@ def _text(e: Explanation) -> str:
         how = {"docno": "ordered by docno descending as trec_eval does",
                "average": "each document given its group's mean gain (--ties average)",
                "rank": "ordered by the rank column (--ties rank), not by score"}[o["ties"]]
+        if e.docno_ascending:
+            how = f"ordered by docno ascending as {e.kernel} ranks them (ir_measures' and ndeval's rule)"
+        if e.run_order:
+            how = f"kept in the run's order as {e.kernel} ranks them (ir_measures' rule)"
         out.append(f"tied scores{rule}, {how}: {len(d['ties'])} group{'s' if len(d['ties']) > 1 else ''}")
         dropped = "dropped by -J" if o["judged_only"] else "dropped (judged_only)"
         for t in d["ties"]:
@@ -380,7 +391,8 @@ def _dcg_table(e: Explanation, d: dict) -> list[str]:
 
 #: The text cell of each of the other measures' step columns.
 _STEP_TEXT = {"counted": lambda x: "*" if x else "", "count": str, "gain": _gain, "weight": _f4, "term": _f4,
-              "sum": _f4, "value": _f4}
+              "sum": _f4, "value": _f4, "detail": str, "ideal_detail": str, "ideal_gain": _gain, "ideal_sum": _f4,
+              "bound": _f4}
 
 
 def _step_text(key: str, title: str, x) -> str:

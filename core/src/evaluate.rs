@@ -11,8 +11,7 @@ use crate::arena::Arena;
 use crate::error::{Error, Result};
 use crate::label::{
     drop_below_level, gate_scores, judged_grades, label_ranking, only_judged, prepare_query,
-    prepare_query_by,
-    ranked_grades, stand_in_value,
+    prepare_query_by, ranked_grades, stand_in_value,
 };
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, KernelRecord, Notes, Query, Relevance, Value};

@@ -1,5 +1,6 @@
 //! One query's computation of a measure, rank by rank (`trecgain explain`): the DCG family's
-//! rows here, the other measures' from `steps`.
+//! rows here, the other measures' from `steps`, `ideal_steps` (Compat, the diversity measures)
+//! and `pref_steps` (the preference measures).
 //!
 //! The query is ranked, labeled and filtered (-M, -J, a measure's own judged_only) by the
 //! driver's functions, in the driver's order (`Measuring::measure_part`); its gains come from
@@ -12,15 +13,22 @@
 use hashbrown::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
-use crate::label::{judged_grades, only_judged, prepare_query};
+use crate::ideal_steps::{compat as compat_steps, diversity as diversity_steps, IdealDoc, Names};
+use crate::label::{
+    judged_grades, label_ranking, only_judged, prepare_query, prepare_query_by, NOT_IN_QRELS,
+    UNJUDGED,
+};
+use crate::measures::diversity::UNJUDGED as NO_JUDGMENT;
 use crate::measures::gain::ranked_gains;
 use crate::measures::gains::{GainRule, Gains};
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, Explain as Shape, KernelRecord, Notes, Query, Relevance, KERNELS};
 use crate::options::{Compat, Discount, GainSpec, Options, Request, Summary, Ties};
-use crate::rank::{rank_query, sort_score, text, tie_groups, tie_runs, Grouping};
-use crate::read::{Qrels, Run};
-use crate::steps::{walk as walk_steps, Part, Step};
+use crate::pref_steps::preference as preference_steps;
+use crate::rank::{rank_query, rank_query_by, sort_score, text, tie_groups, tie_runs, Grouping};
+use crate::read::{Qrels, Relations, Run};
+use crate::relations::{compat_ideal, relate, Ranking, Related};
+use crate::steps::{averaged_groups, walk as walk_steps, Part, Step};
 
 /// The measures explain can show: those whose record says how (`KernelRecord::explain`).
 pub fn supported() -> Vec<&'static str> {
@@ -128,6 +136,13 @@ pub struct Explanation {
     pub ideal: usize,
     /// Judged documents (grade >= 0).
     pub judged: usize,
+    /// The measure ranks ties by docno ascending (Compat, the diversity and the preference
+    /// measures), not by trec_eval's docno descending: the steps and tie groups are that
+    /// ranking's.
+    pub docno_ascending: bool,
+    /// The measure ranks tied scores in the run's own order (Accuracy): the steps and tie
+    /// groups are that ranking's.
+    pub run_order: bool,
     /// Warnings for the caller to show (the run's, and the gain table's).
     pub warnings: Vec<String>,
 }
@@ -175,19 +190,63 @@ pub fn explain(
     min_rows: usize,
 ) -> Result<Explanation> {
     let (record, shape) = explained(request)?;
-    let (rows, ranked, whole_ranking) = ranking(qrels, run, query, options)?;
+    check_format(record, qrels)?;
+    let Prepared {
+        mut rows,
+        mut ranked,
+        mut whole_ranking,
+        before_j,
+    } = ranking(qrels, run, query, options)?;
+    if let Some(ties) = record.ties {
+        // its own tie rule (the run's order): the ranking the driver gives its kernel
+        let grouping = Grouping::new(run, qrels);
+        prepare_query_by(
+            query,
+            &grouping,
+            run,
+            qrels,
+            options,
+            ties,
+            &mut rows,
+            &mut ranked,
+        );
+        if options.judged_only {
+            let mut labels = Vec::new();
+            label_ranking(&rows, query, run, qrels, &mut labels);
+            rows = judged_rows(&rows, &labels, &ranked);
+        }
+        whole_ranking = grouping.lines(query).to_vec();
+        let unlimited = Options {
+            max_docs: None,
+            ..options.clone()
+        };
+        rank_query_by(&mut whole_ranking, run, &unlimited, ties);
+    }
     let mut judged = Vec::new();
     judged_grades(qrels, query, &mut judged);
+    let Joined {
+        related,
+        ascending,
+        rows: shown_rows,
+        whole: shown_whole,
+    } = join(
+        record,
+        request,
+        (qrels, run, query),
+        options,
+        &before_j,
+        (&rows, &whole_ranking),
+    )?;
     let whole = Query {
         ranked: &ranked,
         judged: &judged,
         stand_in: false,
         tally: None,
         ties: None,
-        groups: &[],
-        prefs: None,
-        subtopics: None,
-        overlap: None,
+        groups: &related.groups,
+        prefs: related.prefs.as_ref(),
+        subtopics: related.subtopics.as_ref(),
+        overlap: Some(&related.provided),
     };
     let tally = Some(Tally::count(&whole, options.relevance_level));
     let mut filtered = Vec::new();
@@ -254,8 +313,8 @@ pub fn explain(
             qrels,
             run,
             query,
-            &rows,
-            &whole_ranking,
+            &shown_rows,
+            &shown_whole,
             &gains,
             |grade, gain| (by_gain && gain > 0.0) || grade >= options.relevance_level,
         ),
@@ -263,6 +322,8 @@ pub fn explain(
         ranked: query_seen.ranked.len(),
         ideal: gains.num_ideal(),
         judged: judged.len(),
+        docno_ascending: ascending,
+        run_order: record.ties.is_some(),
         warnings: Vec::new(),
     };
     let limit = if shape.is_dcg() {
@@ -296,11 +357,18 @@ pub fn explain(
         explanation.rows = out_rows;
         request.cutoffs.last().copied()
     } else {
-        let w = walk_steps(shape, &query_seen, request, options, &mut notes)?;
+        let w = walk_other(
+            shape,
+            &query_seen,
+            (request, options),
+            (qrels, run, query),
+            (&related, &shown_rows),
+            &mut notes,
+        )?;
         let mut steps = w.steps;
         let whole = steps.len();
         steps.truncate(w.shown);
-        for (step, &row) in steps.iter_mut().zip(&rows) {
+        for (step, &row) in steps.iter_mut().zip(&shown_rows) {
             step.doc = Some(doc_at(row));
         }
         explanation.steps = steps;
@@ -310,10 +378,132 @@ pub fn explain(
         explanation.columns = w.columns;
         (w.shown < whole).then_some(w.shown)
     };
-    explanation.ties = ties(run, &whole_ranking, &rows, options, limit);
+    explanation.ties = ties(run, &shown_whole, &shown_rows, options, limit);
     explanation.warnings = run.warnings.clone();
     explanation.warnings.extend(notes.warnings);
     Ok(explanation)
+}
+
+/// What explain joins to the query beyond its graded ranking (Compat's overlap, the formats
+/// beyond qrels), and the ranking its steps and tie groups show.
+struct Joined {
+    related: Related,
+    /// Ties by docno ascending (Compat, the diversity and the preference measures).
+    ascending: bool,
+    /// The ranking shown (after -M, and -J where the measure applies it).
+    rows: Vec<usize>,
+    /// The whole ranking shown, without -M (the ties beyond the cut).
+    whole: Vec<usize>,
+}
+
+/// The query joined as the driver joins it (`relate`) for the measures that read more than
+/// its graded ranking, and the ranking their steps show; `before_j`: its run lines before -J,
+/// which each judgment group labels (-J then drops what that group does not judge).
+fn join(
+    record: &KernelRecord,
+    request: &Request,
+    (qrels, run, query): (&Qrels, &Run, usize),
+    options: &Options,
+    before_j: &[usize],
+    (rows, whole_ranking): (&[usize], &[usize]),
+) -> Result<Joined> {
+    let ascending = record.overlap
+        || matches!(
+            record.relevance,
+            Relevance::Subtopics | Relevance::Preferences
+        );
+    let mut out = Joined {
+        related: Related::default(),
+        ascending,
+        rows: rows.to_vec(),
+        whole: whole_ranking.to_vec(),
+    };
+    if !ascending && record.relevance != Relevance::Groups {
+        return Ok(out);
+    }
+    let grouping = Grouping::new(run, qrels);
+    let lines = grouping.lines(query);
+    let ranking = Ranking {
+        ranked: before_j,
+        labels: &[],
+        lines,
+        stand_in: false,
+        overlap: record.overlap,
+        run_order: false,
+    };
+    relate(query, &ranking, run, qrels, options, &mut out.related)?;
+    out.rows = before_j.to_vec();
+    if ascending {
+        out.rows = ranked_ascending(lines, run, options);
+        let unlimited = Options {
+            max_docs: None,
+            ..options.clone()
+        };
+        out.whole = ranked_ascending(lines, run, &unlimited);
+    }
+    if let Some(topic) = out.related.subtopics.as_ref() {
+        if request.judged_only || options.judged_only {
+            out.rows = out
+                .rows
+                .iter()
+                .zip(&topic.ranked)
+                .filter(|&(_, &d)| d != NO_JUDGMENT)
+                .map(|(&row, _)| row)
+                .collect();
+        }
+    }
+    Ok(out)
+}
+
+/// The walkthrough of a measure outside the DCG family on the query as its kernel sees it
+/// (`shown`: the ranking its steps show).
+fn walk_other(
+    shape: Shape,
+    query_seen: &Query,
+    (request, options): (&Request, &Options),
+    (qrels, run, query): (&Qrels, &Run, usize),
+    (related, shown): (&Related, &[usize]),
+    notes: &mut Notes,
+) -> Result<crate::steps::Walkthrough> {
+    Ok(match shape {
+        Shape::Compat => {
+            let values = relevance_values(qrels, run, query, shown);
+            let lines = Grouping::new(run, qrels);
+            let ideal: Vec<IdealDoc> = compat_ideal(query, lines.lines(query), run, qrels, options)
+                .into_iter()
+                .map(|j| IdealDoc {
+                    docno: text(qrels.docnos.get(j)),
+                    grade: qrels.grades[j],
+                })
+                .collect();
+            compat_steps(query_seen, request, &values, &ideal)?
+        }
+        Shape::Intent(intent) => {
+            let docnos: Vec<String> = (qrels.offsets[query]..qrels.offsets[query + 1])
+                .map(|j| text(qrels.docnos.get(j)))
+                .collect();
+            let subtopics = subtopic_names(qrels, related.subtopics.as_ref());
+            let names = Names {
+                docnos: &docnos,
+                subtopics: &subtopics,
+            };
+            diversity_steps(intent, query_seen, request, options, &names)?
+        }
+        Shape::AvgJg(base) => {
+            let names = group_names(qrels, query);
+            let ranks = (&names[..], shown.len());
+            let mut w = averaged_groups(*base, query_seen, request, options, notes, ranks)?;
+            for (step, &row) in w.steps.iter_mut().zip(shown) {
+                step.detail = Some(group_grades(qrels, query, run.docnos.get(row)));
+            }
+            w
+        }
+        Shape::Preference(kind) => {
+            let values = relevance_values(qrels, run, query, shown);
+            preference_steps(kind, query_seen, &values)?
+        }
+        _ => walk_steps(shape, query_seen, request, options, notes)?,
+    })
 }
 
 /// A line's cutoff per line: the request's cutoffs, or the whole ranking (usize::MAX) for
@@ -433,35 +623,133 @@ fn explained(request: &Request) -> Result<(&'static KernelRecord, Shape)> {
 /// Why explain does not show a measure its record leaves without a shape (one line).
 pub fn refusal(record: &KernelRecord) -> String {
     let name = record.name;
-    match (record.relevance, record.summary) {
-        (Relevance::Preferences, _) => format!(
-            "explain does not show '{name}': it reads preferences (-R prefs or qrels_prefs), and explain reads graded qrels only"
-        ),
-        (Relevance::Subtopics, _) => format!(
-            "explain does not show '{name}': it reads subtopic judgments (-R subtopics), and explain reads graded qrels only"
-        ),
-        (Relevance::Groups, _) => format!(
-            "explain does not show '{name}': it reads judgment groups (-R qrels_jg), and explain reads graded qrels only"
-        ),
-        _ if record.overlap => format!(
-            "explain does not show '{name}' yet: it compares the ranking with the ideal ranking depth by depth (rank-biased overlap), which explain does not lay out"
-        ),
-        (_, Summary::Tag | Summary::Count) => format!(
+    match record.summary {
+        Summary::Tag | Summary::Count => format!(
             "explain does not show '{name}': it has no per-query computation (its summary line names the run or counts the queries)"
+        ),
+        _ if record.ties.is_some() || record.run_order => format!(
+            "explain does not show '{name}' yet: it ranks tied scores in the run's own order, and explain lays out trec_eval's ranking (ties by docno)"
         ),
         _ => format!("explain does not show '{name}'"),
     }
 }
 
-/// The query's ranking as the evaluation prepares it (`prepare_query`, then -J): its run
-/// lines in rank order, their relevance values, and the whole ranking without -M (the ties
-/// beyond the cut); an error when the run has no ranking for it.
-fn ranking(
-    qrels: &Qrels,
-    run: &Run,
-    query: usize,
-    options: &Options,
-) -> Result<(Vec<usize>, Vec<f64>, Vec<usize>)> {
+/// The `-R` that reads judgments of a kind.
+fn format_of(relevance: Relevance) -> &'static str {
+    match relevance {
+        Relevance::Any | Relevance::Grades => "-R qrels",
+        Relevance::Groups => "-R qrels_jg",
+        Relevance::Preferences => "-R prefs or qrels_prefs",
+        Relevance::Subtopics => "-R subtopics",
+    }
+}
+
+/// An error unless the qrels hold the judgments the measure reads.
+fn check_format(record: &KernelRecord, qrels: &Qrels) -> Result<()> {
+    let held = match &qrels.relations {
+        Relations::Grades => Relevance::Grades,
+        Relations::Groups(_) => Relevance::Groups,
+        Relations::Preferences(_) => Relevance::Preferences,
+        Relations::Subtopics(_) => Relevance::Subtopics,
+    };
+    if record.relevance == Relevance::Any || record.relevance == held {
+        return Ok(());
+    }
+    Err(Error::new(format!(
+        "measure '{}' needs {}, and the qrels were read as {}",
+        record.name,
+        format_of(record.relevance),
+        format_of(held)
+    )))
+}
+
+/// A query's run lines ranked as ir_measures and ndeval rank them: score descending, ties by
+/// docno ascending (after -M when the options have it).
+fn ranked_ascending(lines: &[usize], run: &Run, options: &Options) -> Vec<usize> {
+    let mut rows = lines.to_vec();
+    rank_query_by(&mut rows, run, options, Ties::Reversed);
+    rows
+}
+
+/// The relevance values of ranked run lines (as `label`: a grade, `NOT_IN_QRELS`, or
+/// `UNJUDGED` for a negative grade).
+fn relevance_values(qrels: &Qrels, run: &Run, query: usize, rows: &[usize]) -> Vec<f64> {
+    rows.iter()
+        .map(|&row| match qrels.judgment(query, run.docnos.get(row)) {
+            Some(j) if qrels.grades[j] >= 0.0 => qrels.grades[j],
+            Some(_) => UNJUDGED,
+            None => NOT_IN_QRELS,
+        })
+        .collect()
+}
+
+/// The names of query `query`'s judgment groups (-R qrels_jg), in the evaluation's order.
+fn group_names(qrels: &Qrels, query: usize) -> Vec<String> {
+    let Relations::Groups(groups) = &qrels.relations else {
+        return Vec::new();
+    };
+    groups
+        .of(query)
+        .map(|gq| {
+            let id = groups.qrels.qids.get(gq);
+            let name = id
+                .iter()
+                .position(|&b| b == 0)
+                .map_or(id, |at| &id[at + 1..]);
+            text(name)
+        })
+        .collect()
+}
+
+/// A document's grade in each judgment group of query `query` ('-': the group does not judge it).
+fn group_grades(qrels: &Qrels, query: usize, docno: &[u8]) -> String {
+    let Relations::Groups(groups) = &qrels.relations else {
+        return String::new();
+    };
+    let names = group_names(qrels, query);
+    groups
+        .of(query)
+        .zip(&names)
+        .map(|(gq, name)| match groups.qrels.judgment(gq, docno) {
+            Some(j) => format!("{name}:{}", groups.qrels.grades[j]),
+            None => format!("{name}:-"),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The names of a diversity query's subtopics, as the file names them.
+fn subtopic_names(qrels: &Qrels, topic: Option<&crate::measures::diversity::Topic>) -> Vec<String> {
+    let (Relations::Subtopics(subtopics), Some(topic)) = (&qrels.relations, topic) else {
+        return Vec::new();
+    };
+    topic
+        .named
+        .iter()
+        .map(|&n| {
+            subtopics
+                .names
+                .get(n as usize)
+                .map_or_else(String::new, |name| text(name))
+        })
+        .collect()
+}
+
+/// A query's ranking as the evaluation prepares it.
+struct Prepared {
+    /// Its run lines in rank order (after -M and -J).
+    rows: Vec<usize>,
+    /// Their relevance values.
+    ranked: Vec<f64>,
+    /// The whole ranking without -M (the ties beyond the cut).
+    whole_ranking: Vec<usize>,
+    /// Its run lines before -J.
+    before_j: Vec<usize>,
+}
+
+/// The query's ranking as the evaluation prepares it (`prepare_query`, then -J); an error
+/// when the run has no ranking for it.
+fn ranking(qrels: &Qrels, run: &Run, query: usize, options: &Options) -> Result<Prepared> {
     let grouping = Grouping::new(run, qrels);
     if !grouping.in_run.get(query).copied().unwrap_or(false) {
         return Err(Error::in_file(
@@ -490,13 +778,19 @@ fn ranking(
         ..options.clone()
     };
     rank_query(&mut whole_ranking, run, &unlimited);
+    let before_j = rows.clone();
     if options.judged_only {
         let mut kept = Vec::new();
         only_judged(&ranked, &mut kept);
         rows = judged_rows(&rows, &ranked, &kept);
         ranked = kept;
     }
-    Ok((rows, ranked, whole_ranking))
+    Ok(Prepared {
+        rows,
+        ranked,
+        whole_ranking,
+        before_j,
+    })
 }
 
 /// The gain rule the kernel used: ndcg_p's exponential gains, else the request's or the
@@ -900,14 +1194,18 @@ mod tests {
                 ..Options::default()
             },
         ];
-        let records = KERNELS
-            .iter()
-            .filter(|k| k.explain.is_some_and(|e| !e.is_dcg()));
+        let records = KERNELS.iter().filter(|k| {
+            k.explain.is_some_and(|e| !e.is_dcg())
+                && matches!(k.relevance, Relevance::Grades | Relevance::Any)
+        });
         let mut checked = 0;
         for k in records {
             let mut req = request(k.name, k.default_cutoffs);
             if k.params == crate::measures::ParamKind::Points {
                 req.params = k.default_numbers.to_vec();
+            }
+            if k.params == crate::measures::ParamKind::Named {
+                req.params = k.named.iter().map(|p| p.default).collect();
             }
             for options in &variants {
                 let evaluated = evaluate(&q, &r, std::slice::from_ref(&req), options).unwrap();

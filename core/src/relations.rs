@@ -144,9 +144,7 @@ fn in_run_order(
 }
 
 /// What query `q`'s ranking (`rows`: score descending, then docno ascending, after -M)
-/// shares with its ideal ranking as ir_measures' compat provider orders it: the documents
-/// judged above 0, highest grade first, then by their score in the run (`lines`, 0 for a
-/// document it lacks), then in qrels order.
+/// shares with its ideal ranking (`compat_ideal`).
 fn join_overlap(
     q: usize,
     rows: &[usize],
@@ -157,21 +155,7 @@ fn join_overlap(
     out: &mut Overlap,
 ) {
     let (base, end) = (qrels.offsets[q], qrels.offsets[q + 1]);
-    let mut score = vec![0.0; end - base];
-    for &row in lines {
-        if let Some(j) = qrels.judgment(q, run.docnos.get(row)) {
-            score[j - base] = sort_score(run.scores[row], options.compat);
-        }
-    }
-    let mut ideal: Vec<usize> = (base..end).filter(|&j| qrels.grades[j] > 0.0).collect();
-    ideal.sort_by(|&a, &b| {
-        let by_score = score[b - base].partial_cmp(&score[a - base]);
-        qrels.grades[b]
-            .total_cmp(&qrels.grades[a])
-            .then(by_score.unwrap_or(std::cmp::Ordering::Equal))
-            .then(qrels.lines[a].cmp(&qrels.lines[b]))
-            .then(a.cmp(&b))
-    });
+    let ideal = compat_ideal(q, lines, run, qrels, options);
     let mut place = vec![usize::MAX; end - base];
     for (i, &j) in ideal.iter().enumerate() {
         place[j - base] = i;
@@ -188,6 +172,35 @@ fn join_overlap(
             out.arrivals[rank.max(i)] += 1;
         }
     }
+}
+
+/// Query `q`'s ideal ranking as ir_measures' compat provider orders it (its qrels judgments):
+/// the documents judged above 0, highest grade first, then by their score in the run (`lines`,
+/// 0 for a document it lacks), then in qrels order.
+pub fn compat_ideal(
+    q: usize,
+    lines: &[usize],
+    run: &Run,
+    qrels: &Qrels,
+    options: &Options,
+) -> Vec<usize> {
+    let (base, end) = (qrels.offsets[q], qrels.offsets[q + 1]);
+    let mut score = vec![0.0; end - base];
+    for &row in lines {
+        if let Some(j) = qrels.judgment(q, run.docnos.get(row)) {
+            score[j - base] = sort_score(run.scores[row], options.compat);
+        }
+    }
+    let mut ideal: Vec<usize> = (base..end).filter(|&j| qrels.grades[j] > 0.0).collect();
+    ideal.sort_by(|&a, &b| {
+        let by_score = score[b - base].partial_cmp(&score[a - base]);
+        qrels.grades[b]
+            .total_cmp(&qrels.grades[a])
+            .then(by_score.unwrap_or(std::cmp::Ordering::Equal))
+            .then(qrels.lines[a].cmp(&qrels.lines[b]))
+            .then(a.cmp(&b))
+    });
+    ideal
 }
 
 /// Query `q`'s subtopic judgments, and its ranking (`rows`, ranked as pyndeval ranks: score
@@ -227,6 +240,7 @@ fn join_subtopics(
         }
         topic.offsets.push(topic.subtopic.len());
     }
+    topic.named = named;
     topic.order.clear();
     topic.order.extend_from_slice(&subtopics.order[base..end]);
 }

@@ -21,14 +21,15 @@ use crate::measures::{Average, Counted, Explain as Shape, Notes, Query, Ratio, S
 use crate::options::{Options, Request};
 
 /// One rank of the computation (the caller adds the document).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Step {
     /// 1-based.
     pub rank: usize,
     /// The ranked document (the caller fills in those shown).
     pub doc: Option<Doc>,
-    /// The document's relevance value (as `explain::Row::relevance`).
-    pub relevance: f64,
+    /// The document's relevance value (as `explain::Row::relevance`; None past the ranking,
+    /// where a measure's ranks go on: Compat's depths, the diversity measures' cutoffs).
+    pub relevance: Option<f64>,
     /// The measure counts it (see the shape's `counted` column title).
     pub counted: bool,
     /// How many documents counted up to here.
@@ -44,6 +45,23 @@ pub struct Step {
     pub sum: f64,
     /// The measure at this rank, where it has one.
     pub value: Option<f64>,
+    /// Words about the document (a diversity measure's subtopics, each with its count so far).
+    pub detail: Option<String>,
+    /// The ideal ranking's document at this rank (Compat, the diversity measures).
+    pub ideal_detail: Option<String>,
+    /// What the ideal ranking's document adds (its novelty gain).
+    pub ideal_gain: Option<f64>,
+    /// The ideal ranking's sum so far.
+    pub ideal_sum: Option<f64>,
+    /// The normalizer's sum so far (ndeval's "ideal ideal": every subtopic at every rank).
+    pub bound: Option<f64>,
+}
+
+impl Step {
+    /// The relevance value of a ranked document (not in the qrels past the ranking).
+    pub fn grade(&self) -> f64 {
+        self.relevance.unwrap_or(NOT_IN_QRELS)
+    }
 }
 
 /// A count or number that enters the measure, by name.
@@ -69,7 +87,7 @@ pub struct Walkthrough {
     pub columns: Vec<(&'static str, &'static str)>,
 }
 
-fn part(name: impl Into<String>, value: f64) -> Part {
+pub(crate) fn part(name: impl Into<String>, value: f64) -> Part {
     Part {
         name: name.into(),
         value,
@@ -108,14 +126,10 @@ fn counting(q: &Query, counted: Counted, level: f64) -> Vec<Step> {
             Step {
                 rank: i + 1,
                 doc: None,
-                relevance: v,
+                relevance: Some(v),
                 counted: c,
                 count,
-                gain: None,
-                weight: None,
-                term: None,
-                sum: 0.0,
-                value: None,
+                ..Step::default()
             }
         })
         .collect()
@@ -267,7 +281,7 @@ pub fn walk(
             let length = relstring::length(request);
             w.steps = counting(q, Counted::Retrieved, level);
             for s in &mut w.steps {
-                s.gain = Some(f64::from(relstring::character(s.relevance)));
+                s.gain = Some(f64::from(relstring::character(s.grade())));
             }
             w.shown = length.min(ret);
             w.own = (0..length)
@@ -281,9 +295,133 @@ pub fn walk(
         Shape::Ndcg | Shape::NdcgCut | Shape::Dcg | Shape::Ideal | Shape::Cg => {
             unreachable!("the DCG family is explained by explain::Walk")
         }
+        Shape::Accuracy => accuracy(&mut w, q, request, level),
+        Shape::Compat | Shape::Intent(_) | Shape::AvgJg(_) | Shape::Preference(_) => {
+            unreachable!("explained by ideal_steps, pref_steps and steps::averaged_groups")
+        }
     }
     w.shown = w.shown.min(w.steps.len());
     Ok(w)
+}
+
+/// A measure averaged over judgment groups: `base` walked on each group's view of the query
+/// (`names`: the groups'), each line's values added in group order from 0, and divided by the
+/// number of groups when there is more than one (trec_eval's `_avgjg` rule). The steps are the
+/// `ranks` ranks of the ranking before -J (the caller adds each document's grade per group).
+pub fn averaged_groups(
+    base: Shape,
+    q: &Query,
+    request: &Request,
+    options: &Options,
+    notes: &mut Notes,
+    (names, ranks): (&[String], usize),
+) -> Result<Walkthrough> {
+    let empty = Query {
+        ranked: &[],
+        judged: &[],
+        groups: &[],
+        tally: None,
+        ties: None,
+        ..*q
+    };
+    let mut w = walk(base, &empty, request, options, notes)?;
+    let lines = w.own.len();
+    let mut sums = vec![0.0; lines];
+    w.parts.clear();
+    for (g, group) in q.groups.iter().enumerate() {
+        let view = Query {
+            ranked: &group.ranked,
+            judged: &group.judged,
+            groups: &[],
+            tally: None,
+            ties: None,
+            ..empty
+        };
+        let one = walk(base, &view, request, options, notes)?;
+        let name = names.get(g).map_or("?", String::as_str);
+        for (line, (sum, value)) in sums.iter_mut().zip(&one.own).enumerate() {
+            *sum += value;
+            let which = match (request.cutoffs.get(line), lines > 1) {
+                (Some(k), _) => format!(" at {k}"),
+                (None, true) => numbers_or(request, &defaults::R_MULTIPLIERS)
+                    .get(line)
+                    .map_or_else(String::new, |m| format!(" at m = {m}")),
+                (None, false) => String::new(),
+            };
+            w.parts.push(part(format!("group {name}{which}"), *value));
+        }
+    }
+    if q.groups.len() > 1 {
+        let n = q.groups.len() as f64;
+        sums.iter_mut().for_each(|v| *v /= n);
+    }
+    w.parts
+        .insert(0, part("judgment groups", q.groups.len() as f64));
+    w.own = sums;
+    w.steps = (1..=ranks)
+        .map(|rank| Step {
+            rank,
+            ..Step::default()
+        })
+        .collect();
+    w.shown = ranks;
+    if let Some(&k) = request.cutoffs.last() {
+        w.shown = w.shown.min(k);
+    }
+    w.columns = vec![("detail", "grade per group")];
+    w.formula = format!(
+        "the measure on each judgment group's qrels (the ranking labeled by that group alone), added in group order, over the number of groups (when more than one); on each group: {}",
+        w.formula
+    );
+    Ok(w)
+}
+
+/// Accuracy (ir_measures): per relevant document (grade >= -l, 0 for one the qrels lack) the
+/// nonrelevant documents above it, summed as S; 1 - S / (N R) over the ranking cut at k (no
+/// relevant document: NaN; none nonrelevant: 1).
+fn accuracy(w: &mut Walkthrough, q: &Query, request: &Request, level: f64) {
+    let cutoff = request.cutoffs.first().copied().unwrap_or(usize::MAX);
+    w.steps = counting(q, Counted::Retrieved, level);
+    w.shown = w.steps.len().min(cutoff);
+    let (mut relevant, mut nonrelevant, mut above) = (0u64, 0u64, 0u64);
+    for s in w.steps.iter_mut().take(cutoff) {
+        let v = s.grade();
+        let grade = if v == NOT_IN_QRELS { 0.0 } else { v };
+        s.counted = grade >= level;
+        if s.counted {
+            relevant += 1;
+            above += nonrelevant;
+            s.term = Some(nonrelevant as f64);
+        } else {
+            nonrelevant += 1;
+        }
+        s.count = relevant as usize;
+        s.sum = above as f64;
+    }
+    let value = match (relevant, nonrelevant) {
+        (0, _) => f64::NAN,
+        (_, 0) => 1.0,
+        _ => 1.0 - above as f64 / (nonrelevant as f64 * relevant as f64),
+    };
+    w.own = vec![value];
+    w.parts = vec![
+        part(
+            format!("R: relevant (grade >= {level}) in the ranking cut"),
+            relevant as f64,
+        ),
+        part(
+            "N: the others (not in the qrels: grade 0)",
+            nonrelevant as f64,
+        ),
+        part("S: nonrelevant above each relevant, summed", above as f64),
+    ];
+    w.columns = vec![
+        ("counted", "rel"),
+        ("count", "rel so far"),
+        ("term", "nonrel above"),
+        ("sum", "S so far"),
+    ];
+    w.formula = "Accuracy = 1 - S / (N R) on the ranking with tied scores in the run's own order (ir_measures' rule), cut at k; no relevant document: no value (NaN, left out of the mean); none nonrelevant: 1".into();
 }
 
 /// sum / R, or sum when R is 0 (bpref, infAP and binG's running values).
@@ -461,7 +599,7 @@ fn bpref(w: &mut Walkthrough, q: &Query, geometric: bool, level: f64, t: &Tally)
     w.steps = counting(q, Counted::JudgedNonrelevant, level);
     let mut sum = 0.0;
     for s in &mut w.steps {
-        let v = s.relevance;
+        let v = s.grade();
         if v != NOT_IN_QRELS && v != UNJUDGED && !s.counted {
             let term = if s.count > 0 {
                 1.0 - s.count.min(t.rel) as f64 / t.nonrel.min(t.rel) as f64
@@ -502,7 +640,7 @@ fn inf_ap(w: &mut Walkthrough, q: &Query, level: f64, rel_total: usize) {
     w.steps = counting(q, Counted::Relevant, level);
     let (mut sum, mut rel, mut nonrel, mut unjudged) = (0.0, 0i64, 0i64, 0i64);
     for (j, s) in w.steps.iter_mut().enumerate() {
-        let v = s.relevance;
+        let v = s.grade();
         if v == UNJUDGED {
             unjudged += 1;
         } else if v >= 0.0 && v < level {
@@ -792,7 +930,7 @@ fn expected_reciprocal_rank(
     w.steps.truncate(largest);
     let (mut score, mut decay) = (0.0, 1.0);
     for s in &mut w.steps {
-        let r = (power(s.relevance.clamp(0.0, f64::from(max_grade))) - 1.0) / top;
+        let r = (power(s.grade().clamp(0.0, f64::from(max_grade))) - 1.0) / top;
         let term = r * decay / s.rank as f64;
         s.gain = Some(r);
         s.weight = Some(decay);
@@ -843,7 +981,7 @@ fn dcg_steps(
     w.steps = counting(q, Counted::Retrieved, options.relevance_level);
     let mut dcg = 0.0;
     for (i, s) in w.steps.iter_mut().enumerate() {
-        let g = gains.ranked(s.relevance);
+        let g = gains.ranked(s.grade());
         if g != 0.0 {
             dcg += g / discount.divisor(i);
         }
@@ -984,7 +1122,7 @@ fn normalised_gain(
     w.steps = counting(q, Counted::Retrieved, options.relevance_level);
     let (mut sum_results, mut sum_cost, mut results_g) = (0.0, 0.0, 0.0);
     for s in &mut w.steps {
-        let g = gains.ranked(s.relevance);
+        let g = gains.ranked(s.grade());
         sum_results += g;
         sum_cost += match ideal_gains.next() {
             Some(ig) if ig >= 1.0 => ig,

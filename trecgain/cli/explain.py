@@ -9,20 +9,27 @@ from ..errors import TrecgainError
 from ..explain import SUPPORTED_TEXT, explain_options, parse_measure
 from ..formats import dumps
 from ..measures import parse_requests
-from ..options import EvaluationOptions
+from ..options import REL_FORMATS, EvaluationOptions
 from ..output import swapped_error
 from ..read import read_qrels, read_run
 from .console import UsageError, integer_option, say, tie_rule, write_stdout
 from .declare import TEXT, TrecgainCommand, Words, evaluation_options, files_argument, help_flag
 
-USAGE = ("usage: trecgain explain -m MEASURE [-m MEASURE ...] --query QID [-l L] [-J] [-M M] [--compat 10|9] "
+USAGE = ("usage: trecgain explain -m MEASURE [-m MEASURE ...] --query QID [-l L] [-J] [-M M] [-R FORMAT] [--compat 10|9] "
          "[--global-gains SPEC] [--discount SPEC] [--exact-ideal] [--fractional-grades] [--ties RULE] "
          "[--format text|json] QRELS RUN")
 HELP = """Show one query's computation of a measure rank by rank. For the DCG family: each ranked document's
 score, grade ('unjudged': judged negative; '-': not in the qrels), gain, discount (the divisor, log2(rank + 1)
 by default), what it adds and the DCG so far; the ideal ranking's grade, what it adds and the ideal DCG
 so far; and the measure at that rank (rows go on past the ranking while the ideal ranking has
-documents). For the other measures: the formula, the counts that enter it (R, retrieved, ...), and per
+documents). For Compat: per depth the ranked document, whether the ideal ranking has it, the documents
+both rankings share so far, the ideal's document, the weight p^(d-1) and the overlap so far. For the
+diversity measures (-R subtopics): per rank the document's relevant subtopics with each one's count so
+far, its novelty gain, the discount, the running sum, the sum with every subtopic covered at every rank,
+and ndeval's greedy ideal ranking beside (ties by docno ascending, as ndeval ranks). For the judgment-group
+measures (-R qrels_jg): each group's value of the plain measure and each document's grade per group. For the
+preference measures (-R prefs): which ranked documents the preferences name, and each group's fulfilled and
+possible preferences (they count pairs, not ranks). For the other measures: the formula, the counts that enter it (R, retrieved, ...), and per
 rank the columns the formula has (whether the document counts, how many have so far, the term it adds,
 the running sum, the measure there). Rows stop at a cutoff measure's largest cutoff. Then each line's
 value as the evaluation prints it (and in full precision), the judged documents the ranking misses,
@@ -45,6 +52,9 @@ class Explain(TrecgainCommand):
 @evaluation_options("the measure to explain (repeatable)", leave_out=(
     "complete", "num_docs", "err_max_grade", "convention"))
 @click.option("--query", "query", metavar="QID", type=TEXT, help="the query (required)")
+@click.option("-R", "--Rel_info_format", "rel_format", metavar="FORMAT", type=Words(REL_FORMATS),
+              help="qrels (default); qrels_jg (judgment groups), prefs or qrels_prefs (preferences), subtopics "
+                   "(diversity qrels: qid subtopic docno judgment), for the measures that read them")
 @click.option("--format", "format", default="text", metavar="text|json", type=Words(("text", "json")),
               help="text (default) or a JSON document")
 @help_flag()
@@ -71,6 +81,9 @@ def _command(o: dict, files: tuple[str, ...], say) -> str:
     tie_rule(o["ties"])
     if o["format"] not in ("text", "json"):
         raise UsageError(f"option --format takes text or json, not '{o['format']}'")
+    rel_format = o["rel_format"] or "qrels"
+    if rel_format not in REL_FORMATS:
+        raise UsageError(f"option -R takes {', '.join(REL_FORMATS)}, not '{rel_format}'")
     if files.count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one file only")
     for m in o["measures"]:  # refused before any file is read
@@ -78,7 +91,7 @@ def _command(o: dict, files: tuple[str, ...], say) -> str:
     level = integer_option(o["level"], "-l") if o["level"] is not None else 1
     max_docs = integer_option(o["max_docs"], "-M", 0)
     try:
-        qrels = read_qrels(files[0], fractional=o["fractional_grades"])
+        qrels = read_qrels(files[0], fractional=o["fractional_grades"], rel_format=rel_format)
         run = read_run(files[1], ranks=o["ties"] == "rank")
     except TrecgainError as err:
         raise swapped_error(err, files[0], files[1], "trecgain explain -m MEASURE --query QID [options] QRELS RUN") \
@@ -87,7 +100,8 @@ def _command(o: dict, files: tuple[str, ...], say) -> str:
     # further measure's tie rule is checked by Evaluator.from_options in turn
     options = EvaluationOptions.checked(o["compat"], level, o["judged_only"], False, max_docs, o["global_gains"],
                                         o["discount"], o["exact_ideal"], o["fractional_grades"], ties=o["ties"],
-                                        requests=lambda mode: parse_requests([o["measures"][0]], mode))
+                                        requests=lambda mode: parse_requests([o["measures"][0]], mode),
+                                        rel_format=rel_format)
     explanations = [explain_options(qrels, run, m, o["query"], options) for m in o["measures"]]
     for warning in dict.fromkeys(w for e in explanations for w in e.warnings):
         say(f"warning: {warning}")

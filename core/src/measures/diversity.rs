@@ -30,21 +30,23 @@ pub struct Topic {
     pub order: Vec<u32>,
     /// How many subtopics the query's judgments name.
     pub width: usize,
+    /// Per subtopic of the query: its number in the file (`read::Subtopics::names`).
+    pub named: Vec<u32>,
 }
 
 /// A topic's judgments at one relevance level: per judged document its relevant subtopics.
-struct Relevant {
+pub(crate) struct Relevant {
     /// Document d's subtopics are `subtopics[offsets[d]..offsets[d + 1]]`, ascending.
     offsets: Vec<usize>,
     subtopics: Vec<u32>,
     /// Per subtopic: how many documents are relevant to it.
-    per_subtopic: Vec<u32>,
+    pub(crate) per_subtopic: Vec<u32>,
     /// Subtopics with a relevant document (ndeval's actualSubtopics).
-    actual: usize,
+    pub(crate) actual: usize,
 }
 
 impl Relevant {
-    fn of(topic: &Topic, level: f64) -> Relevant {
+    pub(crate) fn of(topic: &Topic, level: f64) -> Relevant {
         let mut r = Relevant {
             offsets: vec![0],
             subtopics: Vec::new(),
@@ -66,7 +68,7 @@ impl Relevant {
         r
     }
 
-    fn of_doc(&self, d: u32) -> &[u32] {
+    pub(crate) fn of_doc(&self, d: u32) -> &[u32] {
         if d == UNJUDGED {
             return &[];
         }
@@ -89,6 +91,26 @@ impl Relevant {
     /// step compares the classes, not the documents, and chooses what a scan of every document
     /// would.
     fn ideal(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<&[u32]> {
+        let ideal = self.ideal_walk(topic, alpha, depth);
+        ideal.into_iter().map(|(subtopics, _)| subtopics).collect()
+    }
+
+    /// ndeval's ideal ranking as `ideal` ranks it, as the query's judged documents (explain
+    /// shows them).
+    pub(crate) fn ideal_docs(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<u32> {
+        let mut by_order = vec![0u32; topic.order.len()];
+        for (d, &place) in topic.order.iter().enumerate() {
+            by_order[place as usize] = d as u32;
+        }
+        let ideal = self.ideal_walk(topic, alpha, depth);
+        ideal
+            .into_iter()
+            .map(|(_, place)| by_order[place as usize])
+            .collect()
+    }
+
+    /// `ideal`'s choices: each document's subtopics and its place in docno order.
+    fn ideal_walk(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<(&[u32], u32)> {
         debug_assert!((0.0..=1.0).contains(&alpha)); // gains never grow: a gain of 0 stays 0
         let mut gain = vec![1.0f64; topic.width];
         let mut classes = self.classes(topic);
@@ -103,11 +125,12 @@ impl Relevant {
                 for &s in *subtopics {
                     score += gain[s as usize];
                 }
-                if best.is_none_or(|(_, max, first)| score > max || (score == max && order > first)) {
+                if best.is_none_or(|(_, max, first)| score > max || (score == max && order > first))
+                {
                     best = Some((c, score, order));
                 }
             }
-            let Some((c, score, _)) = best else {
+            let Some((c, score, order)) = best else {
                 break;
             };
             if score == 0.0 {
@@ -118,7 +141,7 @@ impl Relevant {
             for &s in subtopics {
                 gain[s as usize] *= 1.0 - alpha;
             }
-            out.push(subtopics);
+            out.push((subtopics, order));
         }
         out
     }
@@ -159,7 +182,7 @@ fn novelty(list: &[&[u32]], width: usize, alpha: f64, depth: usize) -> Vec<f64> 
 }
 
 /// ndeval's discount of 0-based rank i: ln 2 / ln(i + 2).
-fn discount(i: usize) -> f64 {
+pub(crate) fn discount(i: usize) -> f64 {
     2.0f64.ln() / (i as f64 + 2.0).ln()
 }
 
@@ -219,7 +242,7 @@ fn nrbp(list: &[&[u32]], r: &Relevant, width: usize, alpha: f64, beta: f64) -> f
 }
 
 /// The cut-off of a request (ndeval's depth bounds it: the Python side refuses more).
-fn cutoff(request: &Request) -> usize {
+pub(crate) fn cutoff(request: &Request) -> usize {
     request
         .cutoffs
         .first()
@@ -229,12 +252,12 @@ fn cutoff(request: &Request) -> usize {
 }
 
 /// A named parameter of the request (declared in the record, sent in that order).
-fn param(request: &Request, i: usize, default: f64) -> f64 {
+pub(crate) fn param(request: &Request, i: usize, default: f64) -> f64 {
     request.params.get(i).copied().unwrap_or(default)
 }
 
 /// The query's topic at the measure's level, and its ranking (-J of the request applied).
-fn prepared<'q>(
+pub(crate) fn prepared<'q>(
     q: &'q Query,
     request: &Request,
     options: &Options,
@@ -353,7 +376,13 @@ fn nrbp_of(q: &Query, request: &Request, options: &Options, out: &mut [f64], nor
     let run = nrbp(&r.ranking(&ranked), &r, topic.width, alpha, beta);
     out[0] = run;
     if normalized {
-        let ideal = nrbp(&r.ideal(topic, alpha, usize::MAX), &r, topic.width, alpha, beta);
+        let ideal = nrbp(
+            &r.ideal(topic, alpha, usize::MAX),
+            &r,
+            topic.width,
+            alpha,
+            beta,
+        );
         out[0] = if ideal == 0.0 { 0.0 } else { run / ideal };
     }
 }

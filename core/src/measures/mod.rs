@@ -182,7 +182,8 @@ pub enum Relevance {
 }
 
 /// What `trecgain explain` shows a measure as, per rank (the DCG family: core/src/explain.rs;
-/// the others: core/src/steps.rs).
+/// Compat and the diversity measures: core/src/ideal_steps.rs; the preference measures:
+/// core/src/pref_steps.rs; the others: core/src/steps.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Explain {
     /// dcg / ideal over the whole ranking (ndcg, ndcg_p): 0 where the ideal is 0.
@@ -233,6 +234,59 @@ pub enum Explain {
     Err,
     /// The first N relevance values as characters.
     Relstring,
+    /// Compat: the overlap of the ranking with the ideal ranking at each depth, weighted by
+    /// p^(depth - 1), over the weights, over the ideal's own (core/src/ideal_steps.rs).
+    Compat,
+    /// A diversity measure (-R subtopics): per rank the document's subtopics, each one's count
+    /// so far, the novelty gain, its discount and the running sum, beside ndeval's ideal.
+    Intent(Intent),
+    /// A measure averaged over judgment groups (-R qrels_jg): the shape's computation on each
+    /// group's qrels, added in group order, over the number of groups.
+    AvgJg(&'static Explain),
+    /// A preference measure (-R prefs, qrels_prefs): the counts of preferences per judgment
+    /// group, and how they make the value (core/src/pref_steps.rs).
+    Preference(Preference),
+    /// Accuracy: per relevant document the nonrelevant ones above it, summed, over N R.
+    Accuracy,
+}
+
+/// What a preference measure takes of its counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preference {
+    /// A count summed over the groups: fulfilled (else possible) preferences of the kinds
+    /// counted (`implied`: exactly one document retrieved; `absent`: neither).
+    Count {
+        fulfilled: bool,
+        implied: bool,
+        absent: bool,
+    },
+    /// Fulfilled over possible, summed over the groups (prefs_simp).
+    Simple { implied: bool, absent: bool },
+    /// Per group fulfilled over possible, averaged (prefs_avgjg).
+    PerGroup { implied: bool, absent: bool },
+    /// prefs_avgjg with as many nonrelevant documents as relevant ones (`retrieved`: of the
+    /// retrieved documents).
+    Rnonrel { retrieved: bool },
+    /// Per pair of documents the share of groups agreeing, averaged over the pairs of the kinds
+    /// counted (prefs_pair).
+    Pair { implied: bool, absent: bool },
+}
+
+/// The diversity measure an `Explain::Intent` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    /// ERR-IA@k (nERR-IA@k: over the ideal ranking's).
+    ErrIa { normalized: bool },
+    /// alpha-DCG@k (alpha-nDCG@k: over the ideal ranking's).
+    AlphaDcg { normalized: bool },
+    /// NRBP (nNRBP: over the ideal ranking's).
+    Nrbp { normalized: bool },
+    /// MAP-IA: per subtopic its average precision, averaged.
+    ApIa,
+    /// P-IA@k: relevant (document, subtopic) pairs in the first k.
+    PIa,
+    /// StRecall@k: the subtopics covered in the first k.
+    StRecall,
 }
 
 /// Which retrieved documents a count counts.
@@ -320,6 +374,11 @@ impl Explain {
             Explain::RbpResid => "RbpResid",
             Explain::Err => "Err",
             Explain::Relstring => "Relstring",
+            Explain::Compat => "Compat",
+            Explain::Intent(_) => "Intent",
+            Explain::AvgJg(_) => "AvgJg",
+            Explain::Preference(_) => "Preference",
+            Explain::Accuracy => "Accuracy",
         }
     }
 
@@ -868,74 +927,89 @@ pub static KERNELS: &[KernelRecord] = &[
         "prefs_num_prefs_poss",
         prefs::num_prefs_poss,
         "Preferences possible (-R prefs or qrels_prefs): every judged preference A > B, whether A, B, both or neither is retrieved; the summary is the sum.",
+    Preference::Count { fulfilled: false, implied: true, absent: true },
     ),
     pref_count(
         "prefs_num_prefs_ful",
         prefs::num_prefs_ful,
         "Preferences fulfilled: A ranked above B, or A retrieved and B not; the summary is the sum.",
+    Preference::Count { fulfilled: true, implied: true, absent: true },
     ),
     pref_count(
         "prefs_num_prefs_ful_ret",
         prefs::num_prefs_ful_ret,
         "Preferences fulfilled with A and B both retrieved; the summary is the sum.",
+    Preference::Count { fulfilled: true, implied: false, absent: false },
     ),
     pref(
         "prefs_simp",
         prefs::simp,
         "Preferences fulfilled over preferences possible (a pair of which neither is retrieved counts as not fulfilled).",
+    Preference::Simple { implied: true, absent: true },
     ),
     pref(
         "prefs_pair",
         prefs::pair,
         "Per pair of documents some judgment group orders, the share of those groups the ranking agrees with, averaged over the pairs.",
+    Preference::Pair { implied: true, absent: true },
     ),
     pref(
         "prefs_avgjg",
         prefs::avgjg,
         "prefs_simp per judgment group, averaged over the groups.",
+    Preference::PerGroup { implied: true, absent: true },
     ),
     pref(
         "prefs_avgjg_Rnonrel",
         prefs::avgjg_rnonrel,
         "prefs_avgjg with each group's nonrelevant documents (level 0) made as many as its relevant ones.",
+    Preference::Rnonrel { retrieved: false },
     ),
     pref(
         "prefs_simp_ret",
         prefs::simp_ret,
         "prefs_simp over the pairs of retrieved documents only.",
+    Preference::Simple { implied: false, absent: false },
     ),
     pref(
         "prefs_pair_ret",
         prefs::pair_ret,
         "prefs_pair over the pairs of retrieved documents only.",
+    Preference::Pair { implied: false, absent: false },
     ),
     pref(
         "prefs_avgjg_ret",
         prefs::avgjg_ret,
         "prefs_avgjg over the pairs of retrieved documents only.",
+    Preference::PerGroup { implied: false, absent: false },
     ),
     pref(
         "prefs_avgjg_Rnonrel_ret",
         prefs::avgjg_rnonrel_ret,
         "prefs_avgjg_Rnonrel over the retrieved documents only.",
+    Preference::Rnonrel { retrieved: true },
     ),
     pref(
         "prefs_simp_imp",
         prefs::simp_imp,
         "prefs_simp without the pairs of which neither document is retrieved.",
+    Preference::Simple { implied: true, absent: false },
     ),
     pref(
         "prefs_pair_imp",
         prefs::pair_imp,
         "prefs_pair without the pairs of which neither document is retrieved.",
+    Preference::Pair { implied: true, absent: false },
     ),
     pref(
         "prefs_avgjg_imp",
         prefs::avgjg_imp,
         "prefs_avgjg without the pairs of which neither document is retrieved.",
+    Preference::PerGroup { implied: true, absent: false },
     ),
     KernelRecord {
         relevance: Relevance::Groups,
+        explain: Some(Explain::AvgJg(&Explain::Ap(Average::Whole))),
         ..record(
             "map_avgjg",
             jg::map_avgjg,
@@ -944,6 +1018,7 @@ pub static KERNELS: &[KernelRecord] = &[
     },
     KernelRecord {
         relevance: Relevance::Groups,
+        explain: Some(Explain::AvgJg(&Explain::AtCutoff(Ratio::Precision))),
         ..at(
             "P_avgjg",
             jg::p_avgjg,
@@ -956,6 +1031,7 @@ pub static KERNELS: &[KernelRecord] = &[
         naming: Naming::Points,
         default_numbers: &defaults::R_MULTIPLIERS,
         relevance: Relevance::Groups,
+        explain: Some(Explain::AvgJg(&Explain::RprecMult)),
         ..record(
             "Rprec_mult_avgjg",
             jg::rprec_mult_avgjg,
@@ -1078,6 +1154,7 @@ pub static KERNELS: &[KernelRecord] = &[
         "Intent-aware expected reciprocal rank (ndeval): per rank the novelty gain (each subtopic's gain 1, times 1 - alpha per earlier document relevant to it) over the rank, summed to k and, from k = 2, over the same sum with every subtopic covered at every rank.",
         &["ERR_IA@k"],
         &[ALPHA],
+        Intent::ErrIa { normalized: false },
     ),
     diverse(
         "nERR-IA",
@@ -1085,6 +1162,7 @@ pub static KERNELS: &[KernelRecord] = &[
         "ERR-IA@k over the ERR-IA@k of ndeval's greedy ideal ranking of the judged documents (0 where the run's alpha-DCG@k is 0).",
         &["nERR_IA@k"],
         &[ALPHA],
+        Intent::ErrIa { normalized: true },
     ),
     diverse(
         "alpha-DCG",
@@ -1092,6 +1170,7 @@ pub static KERNELS: &[KernelRecord] = &[
         "alpha-DCG@k (ndeval): novelty gains times ln 2 / ln(rank + 1), summed to k and, from k = 2, over the same sum with every subtopic covered at every rank.",
         &["alpha_DCG@k"],
         &[ALPHA],
+        Intent::AlphaDcg { normalized: false },
     ),
     diverse(
         "alpha-nDCG",
@@ -1099,6 +1178,7 @@ pub static KERNELS: &[KernelRecord] = &[
         "alpha-nDCG@k: alpha-DCG@k over that of ndeval's greedy ideal ranking (0 where alpha-DCG@k is 0).",
         &["alpha_nDCG@k"],
         &[ALPHA],
+        Intent::AlphaDcg { normalized: true },
     ),
     KernelRecord {
         max_cutoff: 0,
@@ -1109,6 +1189,7 @@ pub static KERNELS: &[KernelRecord] = &[
             "Novelty- and rank-biased precision (ndeval): novelty gains times beta^(rank - 1) over the whole ranking, times (1 - (1 - alpha) beta) over the number of subtopics.",
             &["NRBP"],
             &[ALPHA, BETA],
+        Intent::Nrbp { normalized: false },
         )
     },
     KernelRecord {
@@ -1120,6 +1201,7 @@ pub static KERNELS: &[KernelRecord] = &[
             "NRBP over the NRBP of ndeval's greedy ideal ranking (0 where that is 0: no document relevant, or alpha 0 with beta 1; ndeval divides 0 by 0 there).",
             &["nNRBP"],
             &[ALPHA, BETA],
+        Intent::Nrbp { normalized: true },
         )
     },
     KernelRecord {
@@ -1130,6 +1212,7 @@ pub static KERNELS: &[KernelRecord] = &[
             "Intent-aware average precision (ndeval): the average precision of the ranking judged by each subtopic alone, averaged over the subtopics.",
             &["AP_IA", "MAP_IA"],
             &[],
+        Intent::ApIa,
         )
     },
     diverse(
@@ -1138,6 +1221,7 @@ pub static KERNELS: &[KernelRecord] = &[
         "Intent-aware precision at k (ndeval): relevant (document, subtopic) pairs in the first k over k times the number of subtopics.",
         &["P_IA@k"],
         &[],
+        Intent::PIa,
     ),
     KernelRecord {
         ir_params: &["rel"],
@@ -1147,6 +1231,7 @@ pub static KERNELS: &[KernelRecord] = &[
             "Subtopic recall at k (ndeval): the subtopics some document of the first k is relevant to, over the number of subtopics.",
             &["StRecall@k"],
             &[],
+        Intent::StRecall,
         )
     },
     KernelRecord {
@@ -1158,6 +1243,7 @@ pub static KERNELS: &[KernelRecord] = &[
         ir_measures: &["Compat"],
         named: &[PERSISTENCE, NORMALIZE],
         overlap: true,
+        explain: Some(Explain::Compat),
         ..record(
             "Compat",
             irm::compat,
@@ -1174,6 +1260,7 @@ pub static KERNELS: &[KernelRecord] = &[
         ir_measures: &["Accuracy@k", "Accuracy"],
         ir_params: &["rel"],
         ties: Some(Ties::Input),
+        explain: Some(Explain::Accuracy),
         ..record(
             "Accuracy",
             irm::accuracy,
@@ -1390,8 +1477,10 @@ const fn diverse(
     help: &'static str,
     ir_measures: &'static [&'static str],
     named: &'static [NamedParam],
+    intent: Intent,
 ) -> KernelRecord {
     KernelRecord {
+        explain: Some(Explain::Intent(intent)),
         params: ParamKind::Named,
         naming: Naming::Named,
         in_trec_eval_9: false,
@@ -1407,19 +1496,30 @@ const fn diverse(
 }
 
 /// A preference measure's record (`-R prefs`, `-R qrels_prefs`).
-const fn pref(name: &'static str, compute: Kernel, help: &'static str) -> KernelRecord {
+const fn pref(
+    name: &'static str,
+    compute: Kernel,
+    help: &'static str,
+    explain: Preference,
+) -> KernelRecord {
     KernelRecord {
         relevance: Relevance::Preferences,
+        explain: Some(Explain::Preference(explain)),
         ..record(name, compute, help)
     }
 }
 
 /// A preference count's record: a whole number per query, summed.
-const fn pref_count(name: &'static str, compute: Kernel, help: &'static str) -> KernelRecord {
+const fn pref_count(
+    name: &'static str,
+    compute: Kernel,
+    help: &'static str,
+    explain: Preference,
+) -> KernelRecord {
     KernelRecord {
         value: Value::Count,
         summary: Summary::Sum,
-        ..pref(name, compute, help)
+        ..pref(name, compute, help, explain)
     }
 }
 

@@ -83,10 +83,10 @@ pub struct Counts {
 /// over the pairs of two retrieved documents (`ret`), continued over those of exactly one
 /// (`imp`), and the number of pairs of each kind (both retrieved, one, neither).
 #[derive(Debug, Clone, Copy)]
-struct PairSums {
-    ret: f64,
-    imp: f64,
-    pairs: [u64; 3],
+pub(crate) struct PairSums {
+    pub(crate) ret: f64,
+    pub(crate) imp: f64,
+    pub(crate) pairs: [u64; 3],
 }
 
 /// One preference line of a query, as `Counts::form` takes it.
@@ -312,7 +312,7 @@ impl Counts {
 
     /// prefs_pair's sums (see `PairSums`): the ordered pairs in trec_eval's order (row by row),
     /// those of two retrieved documents first, then those of one.
-    fn pair_sums(&self) -> PairSums {
+    pub(crate) fn pair_sums(&self) -> PairSums {
         *self.pair_sums.get_or_init(|| {
             let (n, njr) = (self.judged, self.judged_ret);
             let cells = |i: usize, j: usize| {
@@ -417,7 +417,7 @@ fn close(bits: &mut [u64], n: usize, words: usize) {
 }
 
 /// A query without preferences counted (trec_eval 9.x's rule for a query -c brings in).
-fn counts_of<'q>(q: &Query<'q>) -> Result<&'q Counts> {
+pub(crate) fn counts_of<'q>(q: &Query<'q>) -> Result<&'q Counts> {
     thread_local! {
         static NONE: &'static Counts = Box::leak(Box::default());
     }
@@ -425,7 +425,7 @@ fn counts_of<'q>(q: &Query<'q>) -> Result<&'q Counts> {
 }
 
 /// Per group: (fulfilled, possible) with the kinds of pairs a measure counts.
-fn tallies(g: &Group, imp: bool, notoccur: bool) -> (u64, u64) {
+pub(crate) fn tallies(g: &Group, imp: bool, notoccur: bool) -> (u64, u64) {
     let mut ful = g.ful_ret;
     let mut poss = g.poss_ret;
     if imp {
@@ -445,7 +445,7 @@ fn sums(c: &Counts, imp: bool, notoccur: bool) -> (u64, u64) {
     })
 }
 
-fn ratio(ful: u64, poss: u64) -> f64 {
+pub(crate) fn ratio(ful: u64, poss: u64) -> f64 {
     if poss == 0 {
         0.0
     } else {
@@ -466,7 +466,7 @@ fn per_group(c: &Counts, imp: bool, notoccur: bool) -> f64 {
 }
 
 /// trec_eval's `if (sum > 0.0) value = sum / num_jgs`.
-fn over_groups(sum: f64, groups: usize) -> f64 {
+pub(crate) fn over_groups(sum: f64, groups: usize) -> f64 {
     if sum > 0.0 {
         sum / groups as f64
     } else {
@@ -528,7 +528,7 @@ kernel!(
     /// prefs_avgjg_Rnonrel among retrieved documents.
     avgjg_rnonrel_ret, |c| rnonrel(c, true));
 
-fn ratio_f(sum: f64, pairs: u64) -> f64 {
+pub(crate) fn ratio_f(sum: f64, pairs: u64) -> f64 {
     if pairs == 0 {
         0.0
     } else {
@@ -543,20 +543,25 @@ fn ratio_f(sum: f64, pairs: u64) -> f64 {
 fn rnonrel(c: &Counts, ret: bool) -> f64 {
     let mut sum = 0.0;
     for g in &c.groups {
-        let (r, n) = if ret {
-            (g.rel_ret, g.nonrel_ret)
-        } else {
-            (g.rel, g.nonrel)
-        };
-        let (ful, poss) = if r >= n {
-            let (f, p) = tallies(g, !ret, !ret);
-            (f + g.rel_ret * (r - n), p + g.rel * (r - n))
-        } else {
-            recount(g, c.judged_ret, c.judged, r, ret)
-        };
+        let (ful, poss) = rnonrel_tallies(c, g, ret);
         sum += ful as f64 / poss as f64;
     }
     over_groups(sum, c.groups.len())
+}
+
+/// A group's (fulfilled, possible) as prefs_avgjg_Rnonrel(_ret) counts them (see `rnonrel`).
+pub(crate) fn rnonrel_tallies(c: &Counts, g: &Group, ret: bool) -> (u64, u64) {
+    let (r, n) = if ret {
+        (g.rel_ret, g.nonrel_ret)
+    } else {
+        (g.rel, g.nonrel)
+    };
+    if r >= n {
+        let (f, p) = tallies(g, !ret, !ret);
+        (f + g.rel_ret * (r - n), p + g.rel * (r - n))
+    } else {
+        recount(g, c.judged_ret, c.judged, r, ret)
+    }
 }
 
 /// A group's (fulfilled, possible) with only its first `keep` nonrelevant documents (R: the

@@ -1179,6 +1179,7 @@ fn diversity_by_hand() {
         grade: vec![1.0, 2.0, 1.0],
         order: vec![0, 1],
         width: 2,
+        ..Topic::default()
     };
     let value = |name: &str, cutoffs: &[usize], params: &[f64]| {
         let record = kernel(name).expect("a known kernel");

@@ -369,7 +369,10 @@ impl<'s> SubtopicRows<'s> {
     /// The qrels of the rows (an error if there are none).
     pub fn finish(self) -> Result<Qrels> {
         if self.b.grades.is_empty() {
-            return Err(Error::in_file("no subtopic judgments in the rows", self.source));
+            return Err(Error::in_file(
+                "no subtopic judgments in the rows",
+                self.source,
+            ));
         }
         self.b.finish(self.source, false)
     }

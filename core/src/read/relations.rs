@@ -112,6 +112,8 @@ pub struct Subtopics {
     pub grade: Vec<f64>,
     /// How many distinct subtopics the file names.
     pub count: usize,
+    /// The subtopics' names, by their number.
+    pub names: Vec<Vec<u8>>,
     /// Per outer judgment: its document's place in byte order among its query's documents
     /// (ndeval's tie rule for the ideal ranking).
     pub order: Vec<u32>,
@@ -442,6 +444,7 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
         subtopic,
         grade,
         count: b.groups.ids.len(),
+        names: b.groups.ids.iter().map(<[u8]>::to_vec).collect(),
         order,
     }));
     Ok(outer)
