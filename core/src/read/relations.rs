@@ -295,7 +295,12 @@ fn docno_places(qrels: &Qrels) -> Vec<u32> {
 
 /// The line of `subtopic` in a document's chain of lines (from its latest, `previous` linking
 /// each to the one before, `usize::MAX` ending it), if any.
-fn line_of_subtopic(mut line: usize, previous: &[usize], group: &[u32], subtopic: u32) -> Option<usize> {
+fn line_of_subtopic(
+    mut line: usize,
+    previous: &[usize],
+    group: &[u32],
+    subtopic: u32,
+) -> Option<usize> {
     while line != usize::MAX {
         if group[line] == subtopic {
             return Some(line);
