@@ -923,7 +923,7 @@ impl Measuring<'_> {
             groups: &s.related.groups,
             prefs: s.related.prefs.as_ref(),
             subtopics: s.related.subtopics.as_ref(),
-            overlap: Some(&s.related.provided),
+            rankings: Some(&s.related.provided),
         };
         if matches!(options.no_relevant, NoRelevant::One | NoRelevant::Error)
             && !s.judged.iter().any(|&g| g >= options.relevance_level)
@@ -940,7 +940,7 @@ impl Measuring<'_> {
             groups: &[],
             prefs: None,
             subtopics: None,
-            overlap: None,
+            rankings: None,
         };
         for p in &self.planned {
             let query = if absent && p.nine {

@@ -246,7 +246,7 @@ pub fn explain(
         groups: &related.groups,
         prefs: related.prefs.as_ref(),
         subtopics: related.subtopics.as_ref(),
-        overlap: Some(&related.provided),
+        rankings: Some(&related.provided),
     };
     let tally = Some(Tally::count(&whole, options.relevance_level));
     let mut filtered = Vec::new();

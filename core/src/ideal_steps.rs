@@ -39,7 +39,7 @@ pub fn compat(
     ranked: &[f64],
     ideal: &[IdealDoc],
 ) -> Result<Walkthrough> {
-    let Some(overlap) = q.overlap.and_then(|r| r.overlap.as_ref()) else {
+    let Some(overlap) = q.rankings.and_then(|r| r.overlap.as_ref()) else {
         return Err(Error::new(
             "Compat needs the run's documents (internal: no overlap joined)",
         ));

@@ -79,7 +79,7 @@ fn eu(
     params: Vec<f64>,
     gain_of: impl Fn(f64) -> f64,
 ) -> Result<f64> {
-    let Some(ranked) = query.overlap.and_then(|r| r.run_order.as_deref()) else {
+    let Some(ranked) = query.rankings.and_then(|r| r.run_order.as_deref()) else {
         return Err(Error::new(format!(
             "{} needs the ranking in the run's order (internal: not ranked)",
             request.kernel

@@ -77,7 +77,7 @@ pub fn compat(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let Some(overlap) = query.overlap.and_then(|r| r.overlap.as_ref()) else {
+    let Some(overlap) = query.rankings.and_then(|r| r.overlap.as_ref()) else {
         return Err(Error::new(
             "Compat needs the run's documents (internal: no overlap joined)",
         ));

@@ -41,7 +41,7 @@ fn averaged(
             groups: &[],
             prefs: None,
             subtopics: None,
-            overlap: None,
+            rankings: None,
         };
         one.fill(0.0);
         kernel(&view, r, o, notes, &mut one)?;

@@ -52,7 +52,7 @@ pub struct Query<'a> {
     /// When a measure reads them (`KernelRecord::overlap`, `KernelRecord::run_order`):
     /// ir_measures' own rankings of the query (what the run's ranking shares with the ideal
     /// ranking, for Compat; the ranking with ties in the run's order, for the C/W/L measures).
-    pub overlap: Option<&'a irm::Rankings>,
+    pub rankings: Option<&'a irm::Rankings>,
 }
 
 /// What one measuring part keeps across its queries: warnings (each said once), for the

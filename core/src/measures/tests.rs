@@ -45,7 +45,7 @@ fn eval_notes(
             groups: &[],
             prefs: None,
             subtopics: None,
-            overlap: None,
+            rankings: None,
         },
         req,
         options,
@@ -1072,7 +1072,7 @@ fn cutoffs_must_be_ascending() {
                 groups: &[],
                 prefs: None,
                 subtopics: None,
-                overlap: None,
+                rankings: None,
             };
             let record = kernel(name).unwrap();
             assert!((record.compute)(
@@ -1129,7 +1129,7 @@ fn average_ties_give_each_document_its_groups_mean_gain() {
         groups: &[],
         prefs: None,
         subtopics: None,
-        overlap: None,
+        rankings: None,
     };
     (record.compute)(
         &query,
@@ -1197,7 +1197,7 @@ fn diversity_by_hand() {
             groups: &[],
             prefs: None,
             subtopics: Some(&topic),
-            overlap: None,
+            rankings: None,
         };
         (record.compute)(
             &query,
