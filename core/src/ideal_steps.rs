@@ -10,6 +10,7 @@
 use crate::error::{Error, Result};
 use crate::label::NOT_IN_QRELS;
 use crate::measures::diversity::{cutoff, discount, param, prepared, Relevant, Topic, UNJUDGED};
+use crate::measures::irm::compat_inputs;
 use crate::measures::{Intent, Query};
 use crate::options::{Options, Request};
 use crate::steps::{part, Step, Walkthrough};
@@ -39,15 +40,7 @@ pub fn compat(
     ranked: &[f64],
     ideal: &[IdealDoc],
 ) -> Result<Walkthrough> {
-    let Some(overlap) = q.rankings.and_then(|r| r.overlap.as_ref()) else {
-        return Err(Error::new(
-            "Compat needs the run's documents (internal: no overlap joined)",
-        ));
-    };
-    let (p, normalize) = match request.params.as_slice() {
-        [p, normalize] => (*p, *normalize != 0.0),
-        _ => return Err(Error::new("Compat takes two parameters: p and normalize")),
-    };
+    let (overlap, p, normalize) = compat_inputs(q, request)?;
     let depth = overlap.ranked.max(overlap.ideal);
     let (mut score, mut best, mut weights, mut weight) = (0.0, 0.0, 0.0, 1.0);
     let (mut shared, mut in_ideal) = (0u64, 0usize);

@@ -69,6 +69,23 @@ fn rbo(arrivals: impl Iterator<Item = u32>, p: f64, depth: usize) -> f64 {
     score / weights
 }
 
+/// What Compat reads of a query and its request: the overlap joined with the ideal ranking,
+/// p, and whether to normalize (for the kernel and for explain).
+pub(crate) fn compat_inputs<'q>(
+    query: &Query<'q>,
+    request: &Request,
+) -> Result<(&'q Overlap, f64, bool)> {
+    let Some(overlap) = query.rankings.and_then(|r| r.overlap.as_ref()) else {
+        return Err(Error::new(
+            "Compat needs the run's documents (internal: no overlap joined)",
+        ));
+    };
+    match request.params.as_slice() {
+        [p, normalize] => Ok((overlap, *p, *normalize != 0.0)),
+        _ => Err(Error::new("Compat takes two parameters: p and normalize")),
+    }
+}
+
 /// Compat(p, normalize): params are p and normalize (1 or 0).
 pub fn compat(
     query: &Query,
@@ -77,15 +94,7 @@ pub fn compat(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let Some(overlap) = query.rankings.and_then(|r| r.overlap.as_ref()) else {
-        return Err(Error::new(
-            "Compat needs the run's documents (internal: no overlap joined)",
-        ));
-    };
-    let (p, normalize) = match request.params.as_slice() {
-        [p, normalize] => (*p, *normalize != 0.0),
-        _ => return Err(Error::new("Compat takes two parameters: p and normalize")),
-    };
+    let (overlap, p, normalize) = compat_inputs(query, request)?;
     let depth = overlap.ranked.max(overlap.ideal);
     let mut score = rbo(overlap.arrivals.iter().copied(), p, depth);
     if normalize {
