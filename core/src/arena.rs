@@ -90,6 +90,25 @@ impl Arena {
         (0..self.len()).map(move |i| self.get(i))
     }
 
+    /// Keeps only the identifiers `kept` (strictly increasing indices), in that order, moved
+    /// to the front in place: no second copy of the bytes.
+    pub fn keep(&mut self, kept: &[u32]) {
+        debug_assert!(kept.windows(2).all(|w| w[0] < w[1]));
+        let mut write = 0usize;
+        for (i, &k) in kept.iter().enumerate() {
+            let k = k as usize;
+            // identifier k's bounds, read before ends[i] is written (i <= k, and every end
+            // below i already written held its old value whenever i == k)
+            let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+            let end = self.ends[k] as usize;
+            self.bytes.copy_within(start..end, write);
+            write += end - start;
+            self.ends[i] = write as u64;
+        }
+        self.bytes.truncate(write);
+        self.ends.truncate(kept.len());
+    }
+
     pub fn shrink_to_fit(&mut self) {
         self.bytes.shrink_to_fit();
         self.ends.shrink_to_fit();
@@ -122,5 +141,29 @@ mod tests {
             c.iter().collect::<Vec<_>>(),
             vec![&b"y"[..], b"", b"\xffdoc", b"x"]
         );
+    }
+
+    #[test]
+    fn keep_moves_the_kept_to_the_front() {
+        let ids: [&[u8]; 6] = [b"a", b"bb", b"", b"ccc", b"d", b"ee"];
+        for kept in [
+            vec![],
+            vec![0, 1, 2, 3, 4, 5],
+            vec![0, 1, 3, 5],
+            vec![1, 2, 4],
+            vec![5],
+        ] {
+            let mut a = Arena::new();
+            ids.iter().for_each(|id| {
+                a.push(id);
+            });
+            a.keep(&kept);
+            let expected: Vec<&[u8]> = kept.iter().map(|&k| ids[k as usize]).collect();
+            assert_eq!(a.iter().collect::<Vec<_>>(), expected);
+            assert_eq!(
+                a.byte_len(),
+                expected.iter().map(|id| id.len()).sum::<usize>()
+            );
+        }
     }
 }

@@ -294,21 +294,24 @@ fn docno_places(qrels: &Qrels) -> Vec<u32> {
 }
 
 /// The line of `subtopic` in a document's chain of lines (from its latest, `previous` linking
-/// each to the one before, `usize::MAX` ending it), if any.
+/// each to the one before, `NO_LINE` ending it), if any.
 fn line_of_subtopic(
-    mut line: usize,
-    previous: &[usize],
+    mut line: u32,
+    previous: &[u32],
     group: &[u32],
     subtopic: u32,
 ) -> Option<usize> {
-    while line != usize::MAX {
-        if group[line] == subtopic {
-            return Some(line);
+    while line != NO_LINE {
+        if group[line as usize] == subtopic {
+            return Some(line as usize);
         }
-        line = previous[line];
+        line = previous[line as usize];
     }
     None
 }
+
+/// The end of a document's chain of lines.
+const NO_LINE: u32 = u32::MAX;
 
 /// Where each query's lines start when lines are counted query by query (queries numbered
 /// 0..queries): query q's are `offsets[q]..offsets[q + 1]` of that order.
@@ -336,51 +339,52 @@ fn lines_by_query(query: &[u32], queries: usize) -> (Vec<usize>, Vec<usize>) {
     (offsets, rows)
 }
 
-/// A `subtopics` file's qrels: its distinct (query, document) pairs, each with its judgments
-/// per subtopic. A document judged twice for one subtopic of a query is refused (ndeval adds
-/// both to the subtopic's count of relevant documents and keeps either one's judgment).
-pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
+/// The distinct documents of a `subtopics` file, each query's in the order its lines first
+/// name them.
+struct Documents {
+    /// Per document: the line that first names it, and its highest judgment.
+    first_line: Vec<u32>,
+    grade: Vec<f64>,
+    /// Per line: its document's place among its query's documents.
+    local: Vec<u32>,
+}
+
+/// Finds each query's distinct documents (lines visited query by query: `offsets` over the
+/// file itself when `grouped`, else over `rows`), refusing a document judged twice for one
+/// subtopic of a query (ndeval adds both to the subtopic's count of relevant documents and
+/// keeps either one's judgment): the error names the first such line of the file.
+fn documents(
+    name: &str,
+    b: &QrelsBuilder,
+    offsets: &[usize],
+    rows: &[usize],
+    grouped: bool,
+) -> Result<Documents> {
     let n = b.grades.len();
-    // Each query's lines are indexed on their own, in file order: a query's few hundred
-    // judgments index in cache, where one index of every line misses it on each lookup. A file
-    // whose queries come one after another (the usual) is read in place.
-    let grouped = b.query.windows(2).all(|w| w[0] <= w[1]);
-    let (offsets, rows) = if grouped {
-        (query_offsets(&b.query, b.qids.ids.len()), Vec::new())
-    } else {
-        lines_by_query(&b.query, b.qids.ids.len())
-    };
-    let mut first: HashMap<&[u8], usize> = HashMap::new();
+    let mut first: HashMap<&[u8], u32> = HashMap::new();
     let mut twice: Option<(u64, Error)> = None; // the file's first line judging a document twice
-    let mut distinct = QrelsBuilder::default();
-    let mut docnos = Arena::new();
-    // most documents are judged for one subtopic: room for every line, not grown step by step
-    docnos.reserve(n, b.docnos.byte_len());
-    distinct.query.reserve(n);
-    distinct.grades.reserve(n);
-    distinct.lines.reserve(n);
-    // per line: its document's place among its query's distinct documents
+    let (mut first_line, mut grade) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut local = vec![0u32; n];
     // each document's lines so far, a chain: its latest line, and each line's previous one
-    let (mut latest, mut previous) = (Vec::<usize>::new(), vec![usize::MAX; n]);
-    // one line (`fresh`: its query's first); false: stop at this query
-    let mut start = 0; // where the query's documents start in `distinct`
+    let (mut latest, mut previous) = (Vec::<u32>::with_capacity(n), vec![NO_LINE; n]);
+    let mut start = 0; // where the query's documents start
+                       // one line (`fresh`: its query's first); false: stop at this query
     let mut visit = |j: usize, fresh: bool| -> bool {
         if fresh {
             first.clear();
-            start = distinct.grades.len();
+            start = grade.len();
         }
-        let (q, docno) = (b.query[j], b.docnos.get(j));
-        let d = *first.entry(docno).or_insert(distinct.grades.len());
-        let chain = latest.get(d).copied().unwrap_or(usize::MAX);
+        let docno = b.docnos.get(j);
+        let d = *first.entry(docno).or_insert(grade.len() as u32) as usize;
+        let chain = latest.get(d).copied().unwrap_or(NO_LINE);
         if let Some(i) = line_of_subtopic(chain, &previous, &b.group, b.group[j]) {
-            let earlier = b.lines[i];
             if twice.as_ref().is_none_or(|(line, _)| b.lines[j] < *line) {
                 let message = format!(
-                    "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {earlier})",
+                    "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {})",
                     show(docno),
                     show(b.groups.ids.get(b.group[j] as usize)),
-                    show(b.qids.ids.get(q as usize)),
+                    show(b.qids.ids.get(b.query[j] as usize)),
+                    b.lines[i],
                 );
                 twice = Some((b.lines[j], Error::at(message, name, b.lines[j])));
             }
@@ -388,15 +392,13 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
         }
         local[j] = (d - start) as u32;
         if d < latest.len() {
-            distinct.grades[d] = distinct.grades[d].max(b.grades[j]);
+            grade[d] = f64::max(grade[d], b.grades[j]);
             previous[j] = latest[d];
-            latest[d] = j;
+            latest[d] = j as u32;
         } else {
-            distinct.query.push(q);
-            docnos.push(docno);
-            distinct.grades.push(b.grades[j]);
-            distinct.lines.push(b.lines[j]);
-            latest.push(j);
+            first_line.push(j as u32);
+            grade.push(b.grades[j]);
+            latest.push(j as u32);
         }
         true
     };
@@ -408,12 +410,76 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
             lines.iter().enumerate().all(|(i, &j)| visit(j, i == 0));
         }
     }
-    if let Some((_, error)) = twice {
-        return Err(error);
+    match twice {
+        Some((_, error)) => Err(error),
+        None => Ok(Documents {
+            first_line,
+            grade,
+            local,
+        }),
     }
-    drop((first, latest, previous));
-    distinct.docnos = docnos;
-    distinct.qids = b.qids;
+}
+
+/// The outer qrels' builder: one judgment per distinct document. A grouped file's documents
+/// come in line order, so its docnos and line numbers are kept in place (no second copy of
+/// the identifiers); otherwise they are copied.
+fn distinct_builder(
+    b: &mut QrelsBuilder,
+    first_line: Vec<u32>,
+    grade: Vec<f64>,
+    grouped: bool,
+) -> QrelsBuilder {
+    let mut distinct = QrelsBuilder {
+        query: first_line.iter().map(|&j| b.query[j as usize]).collect(),
+        grades: grade,
+        qids: std::mem::take(&mut b.qids),
+        ..QrelsBuilder::default()
+    };
+    if grouped {
+        distinct.docnos = std::mem::take(&mut b.docnos);
+        distinct.docnos.keep(&first_line);
+        distinct.lines = std::mem::take(&mut b.lines);
+        for (i, &j) in first_line.iter().enumerate() {
+            distinct.lines[i] = distinct.lines[j as usize]; // i <= j: read before written
+        }
+        distinct.lines.truncate(first_line.len());
+    } else {
+        let mut docnos = Arena::with_capacity(first_line.len(), b.docnos.byte_len());
+        for &j in &first_line {
+            docnos.push(b.docnos.get(j as usize));
+        }
+        distinct.docnos = docnos;
+        distinct.lines = first_line.iter().map(|&j| b.lines[j as usize]).collect();
+    }
+    distinct
+}
+
+/// A `subtopics` file's qrels: its distinct (query, document) pairs, each with its judgments
+/// per subtopic. A document judged twice for one subtopic of a query is refused.
+pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
+    let n = b.grades.len();
+    if n >= NO_LINE as usize {
+        return Err(Error::in_file(
+            "too many judgments (at most 4294967294)",
+            name,
+        ));
+    }
+    // Each query's lines are indexed on their own, in file order: a query's few hundred
+    // judgments index in cache, where one index of every line misses it on each lookup. A file
+    // whose queries come one after another (the usual) is read in place.
+    let grouped = b.query.windows(2).all(|w| w[0] <= w[1]);
+    let (offsets, rows) = if grouped {
+        (query_offsets(&b.query, b.qids.ids.len()), Vec::new())
+    } else {
+        lines_by_query(&b.query, b.qids.ids.len())
+    };
+    let Documents {
+        first_line,
+        grade,
+        local,
+    } = documents(name, &b, &offsets, &rows, grouped)?;
+    drop((offsets, rows));
+    let distinct = distinct_builder(&mut b, first_line, grade, grouped);
     let qids: Vec<Vec<u8>> = distinct.qids.ids.iter().map(<[u8]>::to_vec).collect();
     let mut outer = assemble(name, distinct, false, Some("line"))?;
     let query_of: Vec<usize> = qids
@@ -424,25 +490,27 @@ pub(crate) fn subtopics(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     // keep a query's judgments in the order given, so a line's judgment is its query's first
     // plus its document's place among the query's
     let at = |j: usize| {
-        let judgment = outer.offsets[query_of[b.query[j] as usize]] + local[j] as usize;
-        debug_assert_eq!(outer.docnos.get(judgment), b.docnos.get(j));
-        judgment
+        let q = query_of[b.query[j] as usize];
+        debug_assert!(local[j] as usize + outer.offsets[q] < outer.offsets[q + 1]);
+        outer.offsets[q] + local[j] as usize
     };
-    let mut offsets = vec![0usize; outer.grades.len() + 1];
+    // counts at offsets[d + 2], so that offsets[d + 1] is judgment d's next row while the lines
+    // are placed, and its end afterwards
+    let mut offsets = vec![0usize; outer.grades.len() + 2];
     for j in 0..n {
-        offsets[at(j) + 1] += 1;
+        offsets[at(j) + 2] += 1;
     }
-    for d in 0..outer.grades.len() {
-        offsets[d + 1] += offsets[d];
+    for d in 2..offsets.len() {
+        offsets[d] += offsets[d - 1];
     }
-    let mut next = offsets.clone();
     let (mut subtopic, mut grade) = (vec![0u32; n], vec![0.0; n]);
     for j in 0..n {
-        let row = &mut next[at(j)];
+        let row = &mut offsets[at(j) + 1];
         subtopic[*row] = b.group[j];
         grade[*row] = b.grades[j];
         *row += 1;
     }
+    offsets.pop();
     let order = docno_places(&outer);
     outer.relations = Relations::Subtopics(Box::new(Subtopics {
         offsets,
