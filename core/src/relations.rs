@@ -243,6 +243,7 @@ fn join_subtopics(
     topic.named = named;
     topic.order.clear();
     topic.order.extend_from_slice(&subtopics.order[base..end]);
+    topic.relevant.take();
 }
 
 /// Each group's labels of the ranking (-J: without the documents that group does not judge).

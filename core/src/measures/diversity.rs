@@ -5,6 +5,9 @@
 //! subtopics in subtopic order, the "ideal ideal" normalization skips rank 1, the discount is
 //! ln 2 / ln(rank + 1).
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use crate::error::Result;
 use crate::measures::{Notes, Query};
 use crate::options::{Options, Request};
@@ -32,10 +35,15 @@ pub struct Topic {
     pub width: usize,
     /// Per subtopic of the query: its number in the file (`read::Subtopics::names`).
     pub named: Vec<u32>,
+    /// The judgments at the relevance level, worked out once for all the query's measures
+    /// (emptied whenever the topic is filled again).
+    pub(crate) relevant: OnceLock<Relevant>,
 }
 
 /// A topic's judgments at one relevance level: per judged document its relevant subtopics.
+#[derive(Debug, Clone)]
 pub(crate) struct Relevant {
+    level: f64,
     /// Document d's subtopics are `subtopics[offsets[d]..offsets[d + 1]]`, ascending.
     offsets: Vec<usize>,
     subtopics: Vec<u32>,
@@ -48,6 +56,7 @@ pub(crate) struct Relevant {
 impl Relevant {
     pub(crate) fn of(topic: &Topic, level: f64) -> Relevant {
         let mut r = Relevant {
+            level,
             offsets: vec![0],
             subtopics: Vec::new(),
             per_subtopic: vec![0; topic.width],
@@ -256,25 +265,37 @@ pub(crate) fn param(request: &Request, i: usize, default: f64) -> f64 {
     request.params.get(i).copied().unwrap_or(default)
 }
 
-/// The query's topic at the measure's level, and its ranking (-J of the request applied).
+/// The query's topic, its judgments at the relevance level, and its ranking (-J of the
+/// request applied).
 pub(crate) fn prepared<'q>(
     q: &'q Query,
     request: &Request,
     options: &Options,
-) -> Option<(&'q Topic, Relevant, Vec<u32>)> {
+) -> Option<(&'q Topic, Cow<'q, Relevant>, Cow<'q, [u32]>)> {
     let topic = q.subtopics?;
-    let relevant = Relevant::of(topic, options.relevance_level);
+    let level = options.relevance_level;
+    let relevant = match topic.relevant.get_or_init(|| Relevant::of(topic, level)) {
+        r if r.level == level => Cow::Borrowed(r),
+        _ => Cow::Owned(Relevant::of(topic, level)),
+    };
     let ranked = if request.judged_only || options.judged_only {
-        topic
-            .ranked
-            .iter()
-            .copied()
-            .filter(|&d| d != UNJUDGED)
-            .collect()
+        Cow::Owned(
+            topic
+                .ranked
+                .iter()
+                .copied()
+                .filter(|&d| d != UNJUDGED)
+                .collect(),
+        )
     } else {
-        topic.ranked.clone()
+        Cow::Borrowed(&topic.ranked[..])
     };
     Some((topic, relevant, ranked))
+}
+
+/// The first `DEPTH` ranks: all the cut-off measures read.
+fn top(ranked: &[u32]) -> &[u32] {
+    &ranked[..ranked.len().min(DEPTH)]
 }
 
 /// ERR-IA@k and nERR-IA@k (alpha: ndeval's, 0.5 unless ndeval's -alpha says otherwise).
@@ -285,12 +306,12 @@ fn err_ia(q: &Query, request: &Request, options: &Options, out: &mut [f64], norm
     };
     let alpha = param(request, 0, 0.5);
     let k = cutoff(request) - 1;
-    let run = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, false);
+    let run = cumulative(&r.ranking(top(&ranked)), &r, topic.width, alpha, false);
     out[0] = run[k];
     if normalized {
         let ideal = cumulative(&r.ideal(topic, alpha, DEPTH), &r, topic.width, alpha, false);
         // ndeval normalizes where the run's alpha-DCG is not 0 (then neither is its ERR)
-        let dcg = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, true);
+        let dcg = cumulative(&r.ranking(top(&ranked)), &r, topic.width, alpha, true);
         out[0] = if dcg[k] != 0.0 {
             run[k] / ideal[k]
         } else {
@@ -313,7 +334,7 @@ fn alpha_dcg_at(
     };
     let alpha = param(request, 0, 0.5);
     let k = cutoff(request) - 1;
-    let run = cumulative(&r.ranking(&ranked), &r, topic.width, alpha, true);
+    let run = cumulative(&r.ranking(top(&ranked)), &r, topic.width, alpha, true);
     out[0] = run[k];
     if normalized && run[k] != 0.0 {
         let ideal = cumulative(&r.ideal(topic, alpha, DEPTH), &r, topic.width, alpha, true);
