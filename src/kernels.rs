@@ -61,6 +61,7 @@ pub(crate) fn kernels(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("gains", k.gains)?;
         d.set_item("discounted", k.discounted)?;
         d.set_item("rank_order", k.rank_order)?;
+        d.set_item("level_from_zero", k.level_from_zero)?;
         d.set_item("lower_is_better", k.lower_is_better)?;
         let explain = k.explain.map(|e| e.name());
         d.set_item("explain", explain)?;

@@ -191,3 +191,17 @@ def test_accuracy_without_any_value(files):
 def test_accuracy_refuses_a_level_below_zero(files):
     with pytest.raises(TrecgainError, match="Accuracy: the relevance level must be 0 or more"):
         Evaluator(files[0], ["Accuracy"], relevance_level=-1).evaluate(files[1])
+
+
+def test_accuracy_refuses_rel_below_zero_when_named(files):
+    """`Accuracy(rel=-1)` is refused as the name is read, so ir_measures' provider chain skips
+    trecgain for it (supports() is False) instead of trecgain failing at evaluation."""
+    with pytest.raises(TrecgainError, match=r"'Accuracy\(rel=-1\)': rel must be 0 or more"):
+        Evaluator(files[0], ["Accuracy(rel=-1)"])
+    from ir_measures import Accuracy
+
+    from trecgain.ir_measures import TrecgainProvider
+
+    provider = TrecgainProvider()
+    assert not provider.supports(Accuracy(rel=-1))
+    assert provider.supports(Accuracy(rel=0)) and provider.supports(Accuracy(rel=2) @ 5)

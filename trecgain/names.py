@@ -43,6 +43,8 @@ ALIASES = {"map": "AP", "mrr": "RR", "recall": "R", "precision": "P", "ndcg_cut"
 #: RBP(rel=...) with cwl_eval, RBP(p=...) with none: that is trecgain's rbp).
 WITH_REL = {spelling: r["name"] for r in NAMED.values() for spelling in r["ir_measures"]
             if any(p["name"] == "rel" for p in r["named"]) and MEASURES[spelling][1] != r["name"]}
+#: The measures whose relevance level must be 0 or more (their records' level_from_zero).
+LEVEL_FROM_ZERO = {r["name"] for r in RECORDS if r["level_from_zero"]}
 MEASURES["ndcg"] = MEASURES["nDCG"]
 MEASURES["err"] = MEASURES["ERR"]
 
@@ -155,9 +157,7 @@ def parse(text: str) -> IrMeasure:
         numbers = (_number(params.get("p", 0.8), "p", text),)
     if name == "NumRet" and "rel" in params:
         measure = "num_rel_ret"  # ir_measures: the retrieved documents with grade >= rel
-    rel = params.get("rel")
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int) or abs(rel) >= 2**53):
-        raise TrecgainError(f"measure '{text}': rel must be a whole number")
+    rel = _rel(params, text, measure)
     gains = _gains(params, text)
     if name == "RBP" and rel is not None:
         gains = GainSpec("binary", (), "binary")  # ir_measures' RBP: relevant (grade >= rel) has gain 1
@@ -186,9 +186,7 @@ def _named(text: str, record: dict, cutoff: int | None, params: dict[str, object
             kind = "a whole number" if p["kind"] == "whole" else "a number"
             raise TrecgainError(f"measure '{text}': {p['name']} must be {kind} from {_plain(low)} to {_plain(high)}")
         numbers.append(value)
-    rel = params.get("rel")
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int) or abs(rel) >= 2**53):
-        raise TrecgainError(f"measure '{text}': rel must be a whole number")
+    rel = _rel(params, text, record["name"])
     judged_only = _flag(params.get("judged_only", False), "judged_only", text)
     return IrMeasure(printed(record, cutoff, params), record["name"], cutoff, tuple(numbers), None, judged_only, rel)
 
@@ -200,6 +198,19 @@ def printed(record: dict, cutoff: int | None, params: dict[str, object]) -> str:
     shown = ",".join(f"{k}={v!r}" for k, v in params.items() if k != "cutoff" and v != defaults.get(k))
     name = record["ir_measures"][0].partition("@")[0]
     return name + (f"({shown})" if shown else "") + ("" if cutoff is None else f"@{cutoff}")
+
+
+def _rel(params: dict[str, object], text: str, measure: str) -> int | None:
+    """The `rel` given, or None: a whole number, 0 or more where the measure's record says so."""
+    rel = params.get("rel")
+    if rel is None:
+        return None
+    if isinstance(rel, bool) or not isinstance(rel, int) or abs(rel) >= 2**53:
+        raise TrecgainError(f"measure '{text}': rel must be a whole number")
+    if rel < 0 and measure in LEVEL_FROM_ZERO:
+        raise TrecgainError(f"measure '{text}': rel must be 0 or more (trecgain reads documents "
+                            "judged below 0 as unjudged, not by their grade)")
+    return rel
 
 
 def _plain(x: float) -> str:
@@ -215,9 +226,7 @@ def _iprec(text: str, recall: object, params: dict[str, object]) -> IrMeasure:
         point = math.nan
     if not 0 <= point <= 1:
         raise TrecgainError(f"measure '{text}': the recall point must be from 0 to 1")
-    rel = params.get("rel")
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int) or abs(rel) >= 2**53):
-        raise TrecgainError(f"measure '{text}': rel must be a whole number")
+    rel = _rel(params, text, "iprec_at_recall")
     return IrMeasure(text, "iprec_at_recall", None, (point,), None,
                      _flag(params.get("judged_only", False), "judged_only", text), rel)
 

@@ -149,6 +149,14 @@ fn plan<'r>(requests: &'r [Request], options: &Options) -> Result<(Vec<Planned<'
                 options.rel_format.name()
             )));
         }
+        let level = request.relevance_level.unwrap_or(options.relevance_level);
+        if kernel.level_from_zero && level < 0.0 {
+            return Err(Error::new(format!(
+                "{}: the relevance level must be 0 or more (got {level}): trecgain reads \
+                 documents judged below 0 as unjudged, not by their grade",
+                kernel.name
+            )));
+        }
         let lines = kernel.lines(request);
         let own = request.relevance_level.map(|level| Options {
             relevance_level: level,

@@ -265,13 +265,16 @@ pub(crate) fn param(request: &Request, i: usize, default: f64) -> f64 {
     request.params.get(i).copied().unwrap_or(default)
 }
 
+/// A query's topic, its judgments at the relevance level, and its ranking (-J applied).
+pub(crate) type Prepared<'q> = (&'q Topic, Cow<'q, Relevant>, Cow<'q, [u32]>);
+
 /// The query's topic, its judgments at the relevance level, and its ranking (-J of the
 /// request applied).
 pub(crate) fn prepared<'q>(
     q: &'q Query,
     request: &Request,
     options: &Options,
-) -> Option<(&'q Topic, Cow<'q, Relevant>, Cow<'q, [u32]>)> {
+) -> Option<Prepared<'q>> {
     let topic = q.subtopics?;
     let level = options.relevance_level;
     let relevant = match topic.relevant.get_or_init(|| Relevant::of(topic, level)) {

@@ -117,13 +117,7 @@ pub fn accuracy(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let level = options.relevance_level;
-    if level < 0.0 {
-        return Err(Error::new(format!(
-            "Accuracy: the relevance level must be 0 or more (got {level}): trecgain reads \
-             documents judged below 0 as unjudged, not by their grade"
-        )));
-    }
+    let level = options.relevance_level; // 0 or more: the record's level_from_zero
     let cutoff = request.cutoffs.first().copied().unwrap_or(usize::MAX);
     let (mut relevant, mut nonrelevant, mut above) = (0u64, 0u64, 0u64);
     for &value in query.ranked.iter().take(cutoff) {

@@ -472,6 +472,9 @@ pub struct KernelRecord {
     /// It reads the ranking with equal scores in the run's order (`Rankings::run_order`,
     /// ranked per query in stage 3).
     pub run_order: bool,
+    /// Its relevance level (-l, or the request's rel) must be 0 or more: it reads grades below
+    /// the level by their value, and trecgain reads documents judged below 0 as unjudged.
+    pub level_from_zero: bool,
 }
 
 impl KernelRecord {
@@ -1260,6 +1263,7 @@ pub static KERNELS: &[KernelRecord] = &[
         ir_measures: &["Accuracy@k", "Accuracy"],
         ir_params: &["rel"],
         ties: Some(Ties::Input),
+        level_from_zero: true,
         explain: Some(Explain::Accuracy),
         ..record(
             "Accuracy",
@@ -1362,6 +1366,7 @@ const fn record(name: &'static str, compute: Kernel, help: &'static str) -> Kern
         overlap: false,
         ties: None,
         run_order: false,
+        level_from_zero: false,
     }
 }
 
