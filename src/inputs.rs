@@ -131,7 +131,7 @@ impl PyQrels {
     ) -> PyResult<Self> {
         let rules = tuples::Rules::new(rules.clone());
         let mut judgments = Judgments::new(&name, Some("row"));
-        tuples::read(rows, fractional, &rules, |q, d, g| {
+        tuples::read(rows, fractional, &rules, |q, d, g, _| {
             judgments.push(q, d, g).map_err(|e| to_py(py, e))
         })?;
         let qrels = judgments.finish(fractional).map_err(|e| to_py(py, e))?;
@@ -326,8 +326,12 @@ impl PyRun {
     ) -> PyResult<Self> {
         let rules = tuples::Rules::new(rules.clone());
         let mut results = Results::new(&name, Some("row"));
-        tuples::read(rows, true, &rules, |q, d, s| {
-            results.push(q, d, s).map_err(|e| to_py(py, e))
+        tuples::read(rows, true, &rules, |q, d, s, checked| {
+            match checked {
+                Some(same_query) => results.push_checked(q, same_query, d, s),
+                None => results.push(q, d, s),
+            }
+            .map_err(|e| to_py(py, e))
         })?;
         let run = results.finish();
         if run.scores.is_empty() {

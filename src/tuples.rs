@@ -28,59 +28,57 @@ impl<'py> Rules<'py> {
     }
 }
 
-/// The cells of the rows, column by column.
-struct Cells<'py> {
-    qids: Vec<Bound<'py, PyAny>>,
-    docnos: Vec<Bound<'py, PyAny>>,
-    values: Vec<Bound<'py, PyAny>>,
-}
-
-/// The rows' cells, each row's width checked.
-fn cells<'py>(rows: &Bound<'py, PyAny>, rules: &Rules<'py>) -> PyResult<Cells<'py>> {
+/// The rows, taken in one pass, each one's width checked (a shape's fault comes before any
+/// cell's); only references, as the caller's rows hold them.
+fn rows<'py>(rows: &Bound<'py, PyAny>, rules: &Rules<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
     let mut widths: Vec<(Bound<'py, PyType>, usize)> = Vec::new();
-    let mut out = Cells {
-        qids: Vec::new(),
-        docnos: Vec::new(),
-        values: Vec::new(),
-    };
-    for (i, row) in rows.try_iter()?.enumerate() {
-        let row = row?;
-        let kind = row.get_type();
+    let mut check = |i: usize, row: &Bound<'py, PyAny>| -> PyResult<()> {
         let width = if row.is_exact_instance_of::<PyTuple>() {
             3
-        } else if let Some((_, w)) = widths.iter().find(|(t, _)| t.is(&kind)) {
-            *w
         } else {
-            let w: usize = rules.rules.call_method1("width", (&row, i))?.extract()?;
-            widths.push((kind, w));
-            w
+            let kind = row.get_type();
+            if let Some((_, w)) = widths.iter().find(|(t, _)| t.is(&kind)) {
+                *w
+            } else {
+                let w: usize = rules.rules.call_method1("width", (row, i))?.extract()?;
+                widths.push((kind, w));
+                w
+            }
         };
         let tuple = row.downcast::<PyTuple>()?; // the width rule refuses what is not a tuple
         if tuple.len() != width {
-            rules.rules.call_method1("wrong_width", (&row, i))?;
+            rules.rules.call_method1("wrong_width", (row, i))?;
             return Err(pyo3::exceptions::PyRuntimeError::new_err(
                 "wrong_width did not raise",
             ));
         }
-        out.qids.push(tuple.get_item(0)?);
-        out.docnos.push(tuple.get_item(1)?);
-        out.values.push(tuple.get_item(2)?);
+        Ok(())
+    };
+    let mut taken = Vec::with_capacity(rows.len().unwrap_or(0));
+    for (i, row) in rows.try_iter()?.enumerate() {
+        let row = row?;
+        check(i, &row)?;
+        taken.push(row.downcast_into::<PyTuple>()?);
     }
-    Ok(out)
+    Ok(taken)
 }
 
-/// An id: a good str or bytes id in place, anything else as the rule makes it.
+/// An id: a good str or bytes id in place (true: read natively, and checked as the readers
+/// check ids), anything else as the rule makes it (false).
 fn id<'a>(
     value: &'a Bound<'_, PyAny>,
     field: usize,
     row: usize,
     rules: &Rules<'_>,
-) -> PyResult<Cow<'a, [u8]>> {
+) -> PyResult<(Cow<'a, [u8]>, bool)> {
     match id_bytes(value) {
-        Some(id) if good_id(&id) => Ok(id),
+        Some(id) if good_id(&id) => Ok((id, true)),
         _ => {
             let id = rules.rules.call_method1("id", (value, field, row))?;
-            Ok(Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()))
+            Ok((
+                Cow::Owned(id.downcast::<PyBytes>()?.as_bytes().to_vec()),
+                false,
+            ))
         }
     }
 }
@@ -99,29 +97,43 @@ fn native(value: &Bound<'_, PyAny>, floats: bool) -> Option<f64> {
     None
 }
 
-/// Hands each row's (qid, docno, value) to `push`, in order; `floats`: whether a float value
-/// is read natively (scores, fractional grades).
+/// Hands each row's (qid, docno, value) to `push`, in order, with whether both ids were read
+/// natively and checked (`Some`), and then whether the qid is the previous row's (`Some(true)`:
+/// not looked up again); `floats`: whether a float value is read natively (scores, fractional
+/// grades).
 pub fn read<'py>(
-    rows: &Bound<'py, PyAny>,
+    rows_given: &Bound<'py, PyAny>,
     floats: bool,
     rules: &Rules<'py>,
-    mut push: impl FnMut(&[u8], &[u8], f64) -> PyResult<()>,
+    mut push: impl FnMut(&[u8], &[u8], f64, Option<bool>) -> PyResult<()>,
 ) -> PyResult<usize> {
-    let cells = cells(rows, rules)?;
-    for row in 0..cells.values.len() {
-        let (q, d, v) = (&cells.qids[row], &cells.docnos[row], &cells.values[row]);
-        let qid = id(q, 0, row, rules)?;
-        let docno = id(d, 1, row, rules)?;
-        let value = match native(v, floats) {
+    let rows = rows(rows_given, rules)?;
+    let mut previous: Vec<u8> = Vec::new(); // the last natively read qid
+    for (row, tuple) in rows.iter().enumerate() {
+        let (q, d, v) = (tuple.get_item(0)?, tuple.get_item(1)?, tuple.get_item(2)?);
+        let (qid, native_qid) = id(&q, 0, row, rules)?;
+        let (docno, native_docno) = id(&d, 1, row, rules)?;
+        let value = match native(&v, floats) {
             Some(value) => value,
             None => rules
                 .rules
-                .call_method1("value", (v, q, d, row))?
+                .call_method1("value", (&v, &q, &d, row))?
                 .extract()?,
         };
-        push(&qid, &docno, value)?;
+        let checked = (native_qid && native_docno).then(|| {
+            let same = row > 0 && previous == *qid;
+            if !same {
+                previous.clear();
+                previous.extend_from_slice(&qid);
+            }
+            same
+        });
+        if checked.is_none() {
+            previous.clear();
+        }
+        push(&qid, &docno, value, checked)?;
     }
-    Ok(cells.values.len())
+    Ok(rows.len())
 }
 
 /// Hands each subtopic judgment row's (qid, subtopic, docno, grade) to `push`, in order. Where
@@ -161,9 +173,9 @@ pub fn read_subtopics<'py>(
             tuple.get_item(docno_at)?,
             tuple.get_item(grade_at)?,
         );
-        let qid = id(&q, 0, i, rules)?;
-        let subtopic = id(&s, 2, i, rules)?;
-        let docno = id(&d, 1, i, rules)?;
+        let (qid, _) = id(&q, 0, i, rules)?;
+        let (subtopic, _) = id(&s, 2, i, rules)?;
+        let (docno, _) = id(&d, 1, i, rules)?;
         let grade = match native(&g, false) {
             Some(value) => value,
             None => rules
