@@ -305,10 +305,11 @@ fn prefix_key(id: &[u8]) -> u128 {
 }
 
 /// The line of `subtopic` in a document's chain of lines (from its latest, `previous` linking
-/// each to the one before, `NO_LINE` ending it), if any.
+/// each to the one before (`previous[line - lo]`), `NO_LINE` ending it), if any.
 fn line_of_subtopic(
     mut line: u32,
     previous: &[u32],
+    lo: usize,
     group: &[u32],
     subtopic: u32,
 ) -> Option<usize> {
@@ -316,13 +317,15 @@ fn line_of_subtopic(
         if group[line as usize] == subtopic {
             return Some(line as usize);
         }
-        line = previous[line as usize];
+        line = previous[line as usize - lo];
     }
     None
 }
 
 /// The end of a document's chain of lines.
 const NO_LINE: u32 = u32::MAX;
+/// A grouped `subtopics` file of at least this many lines finds its documents on two threads.
+const PARALLEL_LINES: usize = 1 << 16;
 
 /// Where each query's lines start when lines are counted query by query (queries numbered
 /// 0..queries): query q's are `offsets[q]..offsets[q + 1]` of that order.
@@ -350,46 +353,56 @@ fn lines_by_query(query: &[u32], queries: usize) -> (Vec<usize>, Vec<usize>) {
     (offsets, rows)
 }
 
-/// The distinct documents of a `subtopics` file, each query's in the order its lines first
-/// name them.
+/// The distinct documents of a `subtopics` file (or of a stretch of it), each query's in the
+/// order its lines first name them.
+#[derive(Default)]
 struct Documents {
     /// Per document: the line that first names it, and its highest judgment.
     first_line: Vec<u32>,
     grade: Vec<f64>,
-    /// Per line: its document's place among its query's documents.
-    local: Vec<u32>,
+    /// The file's first line that judges a document twice for one subtopic, and the error.
+    twice: Option<(u64, Error)>,
 }
 
-/// Finds each query's distinct documents (lines visited query by query: `offsets` over the
-/// file itself when `grouped`, else over `rows`), refusing a document judged twice for one
-/// subtopic of a query (ndeval adds both to the subtopic's count of relevant documents and
-/// keeps either one's judgment): the error names the first such line of the file.
-fn documents(
-    name: &str,
-    b: &QrelsBuilder,
-    offsets: &[usize],
-    rows: &[usize],
+/// Lines visited query by query: a grouped file's own lines (`offsets` over them, from line
+/// `lo`), or the lines in `rows` (`offsets` over that list, `lo` 0).
+struct Visit<'a> {
+    offsets: &'a [usize],
+    rows: &'a [usize],
     grouped: bool,
-) -> Result<Documents> {
-    let n = b.grades.len();
+    lo: usize,
+}
+
+/// Finds each query's distinct documents, writing each line's place among its query's
+/// documents into `local` (lines `lo..lo + local.len()`), and notes the first line that judges
+/// a document twice for one subtopic of a query (ndeval would add both to the subtopic's count
+/// of relevant documents and keep either one's judgment).
+fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, local: &mut [u32]) -> Documents {
+    let (n, lo) = (local.len(), visit.lo);
     let mut first: HashMap<&[u8], u32> = HashMap::new();
-    let mut twice: Option<(u64, Error)> = None; // the file's first line judging a document twice
-    let (mut first_line, mut grade) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    let mut local = vec![0u32; n];
+    let mut out = Documents {
+        first_line: Vec::with_capacity(n),
+        grade: Vec::with_capacity(n),
+        twice: None,
+    };
     // each document's lines so far, a chain: its latest line, and each line's previous one
     let (mut latest, mut previous) = (Vec::<u32>::with_capacity(n), vec![NO_LINE; n]);
     let mut start = 0; // where the query's documents start
                        // one line (`fresh`: its query's first); false: stop at this query
-    let mut visit = |j: usize, fresh: bool| -> bool {
+    let mut line = |j: usize, fresh: bool| -> bool {
         if fresh {
             first.clear();
-            start = grade.len();
+            start = out.grade.len();
         }
         let docno = b.docnos.get(j);
-        let d = *first.entry(docno).or_insert(grade.len() as u32) as usize;
+        let d = *first.entry(docno).or_insert(out.grade.len() as u32) as usize;
         let chain = latest.get(d).copied().unwrap_or(NO_LINE);
-        if let Some(i) = line_of_subtopic(chain, &previous, &b.group, b.group[j]) {
-            if twice.as_ref().is_none_or(|(line, _)| b.lines[j] < *line) {
+        if let Some(i) = line_of_subtopic(chain, &previous, lo, &b.group, b.group[j]) {
+            if out
+                .twice
+                .as_ref()
+                .is_none_or(|(line, _)| b.lines[j] < *line)
+            {
                 let message = format!(
                     "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {})",
                     show(docno),
@@ -397,38 +410,75 @@ fn documents(
                     show(b.qids.ids.get(b.query[j] as usize)),
                     b.lines[i],
                 );
-                twice = Some((b.lines[j], Error::at(message, name, b.lines[j])));
+                out.twice = Some((b.lines[j], Error::at(message, name, b.lines[j])));
             }
             return false; // the query's later lines come later in the file
         }
-        local[j] = (d - start) as u32;
+        local[j - lo] = (d - start) as u32;
         if d < latest.len() {
-            grade[d] = f64::max(grade[d], b.grades[j]);
-            previous[j] = latest[d];
+            out.grade[d] = f64::max(out.grade[d], b.grades[j]);
+            previous[j - lo] = latest[d];
             latest[d] = j as u32;
         } else {
-            first_line.push(j as u32);
-            grade.push(b.grades[j]);
+            out.first_line.push(j as u32);
+            out.grade.push(b.grades[j]);
             latest.push(j as u32);
         }
         true
     };
-    for bounds in offsets.windows(2) {
-        if grouped {
-            (bounds[0]..bounds[1]).all(|j| visit(j, j == bounds[0]));
+    for bounds in visit.offsets.windows(2) {
+        if visit.grouped {
+            (bounds[0]..bounds[1]).all(|j| line(j, j == bounds[0]));
         } else {
-            let lines = &rows[bounds[0]..bounds[1]];
-            lines.iter().enumerate().all(|(i, &j)| visit(j, i == 0));
+            let lines = &visit.rows[bounds[0]..bounds[1]];
+            lines.iter().enumerate().all(|(i, &j)| line(j, i == 0));
         }
     }
-    match twice {
-        Some((_, error)) => Err(error),
-        None => Ok(Documents {
-            first_line,
-            grade,
-            local,
-        }),
+    out
+}
+
+/// `documents` of a grouped file in two halves of whole queries, the second on another
+/// thread (a large file's queries are independent); the halves joined in file order.
+fn documents_in_halves(
+    name: &str,
+    b: &QrelsBuilder,
+    offsets: &[usize],
+    local: &mut [u32],
+) -> Documents {
+    let n = local.len();
+    let middle = offsets
+        .partition_point(|&o| o < n / 2)
+        .min(offsets.len() - 1);
+    let lo = offsets[middle];
+    let (early, late) = local.split_at_mut(lo);
+    let first = Visit {
+        offsets: &offsets[..=middle],
+        rows: &[],
+        grouped: true,
+        lo: 0,
+    };
+    let second = Visit {
+        offsets: &offsets[middle..],
+        rows: &[],
+        grouped: true,
+        lo,
+    };
+    let (mut a, b2) = std::thread::scope(|scope| {
+        let other = scope.spawn(|| documents(name, b, &second, late));
+        let a = documents(name, b, &first, early);
+        let b2 = other
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (a, b2)
+    });
+    a.first_line.extend_from_slice(&b2.first_line);
+    a.grade.extend_from_slice(&b2.grade);
+    if let Some((line, error)) = b2.twice {
+        if a.twice.as_ref().is_none_or(|(earlier, _)| line < *earlier) {
+            a.twice = Some((line, error));
+        }
     }
+    a
 }
 
 /// The outer qrels' builder: one judgment per distinct document. A grouped file's documents
@@ -484,12 +534,27 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
     } else {
         lines_by_query(&b.query, b.qids.ids.len())
     };
+    let mut local = vec![0u32; n]; // per line: its document's place among its query's
+    let documents = if grouped && n >= PARALLEL_LINES {
+        documents_in_halves(name, &b, &offsets, &mut local)
+    } else {
+        let visit = Visit {
+            offsets: &offsets,
+            rows: &rows,
+            grouped,
+            lo: 0,
+        };
+        documents(name, &b, &visit, &mut local)
+    };
+    drop((offsets, rows));
     let Documents {
         first_line,
         grade,
-        local,
-    } = documents(name, &b, &offsets, &rows, grouped)?;
-    drop((offsets, rows));
+        twice,
+    } = documents;
+    if let Some((_, error)) = twice {
+        return Err(error);
+    }
     let distinct = distinct_builder(&mut b, first_line, grade, grouped);
     let qids: Vec<Vec<u8>> = distinct.qids.ids.iter().map(<[u8]>::to_vec).collect();
     let mut outer = assemble(name, distinct, false, Some("line"))?;
@@ -532,4 +597,101 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
         order,
     }));
     Ok(outer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A builder of `subtopics` lines (qid, subtopic, docno, grade), numbered from 1.
+    fn builder(rows: &[(String, String, String, f64)]) -> QrelsBuilder {
+        let mut b = QrelsBuilder::default();
+        for (i, (q, s, d, g)) in rows.iter().enumerate() {
+            let q = b.qids.intern(q.as_bytes());
+            b.query.push(q);
+            let s = b.groups.intern(s.as_bytes());
+            b.group.push(s);
+            b.docnos.push(d.as_bytes());
+            b.grades.push(*g);
+            b.lines.push(i as u64 + 1);
+        }
+        b
+    }
+
+    /// 300 queries, each judging documents per subtopic (lines by subtopic, so a document's
+    /// lines are apart); `twice`: (query, subtopic) pairs that judge their first document again.
+    fn rows(twice: &[(usize, usize)]) -> Vec<(String, String, String, f64)> {
+        let mut rows = Vec::new();
+        for q in 0..300 {
+            for s in 0..3 {
+                for d in 0..(120 - 30 * s) {
+                    let docno = format!("d{}", (d * 7 + q) % 151);
+                    rows.push((
+                        format!("q{q}"),
+                        format!("{s}"),
+                        docno,
+                        ((d + q + s) % 3) as f64,
+                    ));
+                }
+                if twice.contains(&(q, s)) {
+                    let docno = format!("d{}", q % 151);
+                    rows.push((format!("q{q}"), format!("{s}"), docno, 1.0));
+                }
+            }
+        }
+        rows
+    }
+
+    fn both_ways(b: &QrelsBuilder) -> (Documents, Vec<u32>, Documents, Vec<u32>) {
+        let n = b.grades.len();
+        let offsets = query_offsets(&b.query, b.qids.ids.len());
+        let visit = Visit {
+            offsets: &offsets,
+            rows: &[],
+            grouped: true,
+            lo: 0,
+        };
+        let (mut one, mut two) = (vec![0u32; n], vec![0u32; n]);
+        let whole = documents("f", b, &visit, &mut one);
+        let halves = documents_in_halves("f", b, &offsets, &mut two);
+        (whole, one, halves, two)
+    }
+
+    #[test]
+    fn documents_found_in_halves_are_those_of_one_pass() {
+        let b = builder(&rows(&[]));
+        assert!(b.grades.len() >= PARALLEL_LINES);
+        let (whole, one, halves, two) = both_ways(&b);
+        assert_eq!(one, two);
+        assert_eq!(whole.first_line, halves.first_line);
+        let bits = |d: &Documents| d.grade.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&whole), bits(&halves));
+        assert!(whole.twice.is_none() && halves.twice.is_none());
+        // each document once, with its highest grade of its subtopics
+        assert_eq!(whole.first_line.len(), 300 * 120);
+    }
+
+    #[test]
+    fn the_first_line_judging_twice_is_named_whichever_half_holds_it() {
+        for twice in [
+            vec![(150, 1)],
+            vec![(3, 2)],
+            vec![(150, 0), (40, 1)],
+            vec![(40, 1), (199, 2)],
+        ] {
+            let b = builder(&rows(&twice));
+            let (whole, _, halves, _) = both_ways(&b);
+            let line = |d: &Documents| d.twice.as_ref().map(|(line, e)| (*line, e.to_string()));
+            let expected = line(&whole).expect("refused");
+            assert_eq!(line(&halves), Some(expected.clone()));
+            let (q, s) = twice.iter().min().unwrap();
+            assert!(
+                expected
+                    .1
+                    .contains(&format!("subtopic '{s}' of query 'q{q}'")),
+                "{}",
+                expected.1
+            );
+        }
+    }
 }
