@@ -132,6 +132,12 @@ fn metric_of(rule: Rule, request: &Request) -> Result<(Metric, GainOf)> {
     Ok((Metric { rule, params }, GainOf::Scaled { min_rel, max_rel }))
 }
 
+/// How a request of the measure computed under `rule` makes grades gains (explain's missed
+/// documents).
+pub(crate) fn gain_of(rule: Rule, request: &Request) -> Result<GainOf> {
+    metric_of(rule, request).map(|(_, gains)| gains)
+}
+
 /// One query's C/W/L measure as the provider has cwl_eval compute it, per rank: the gains at
 /// the depth (worst case: 0 past the ranking and for a document the qrels do not list), the
 /// user model's C(i) and W(i). The kernels take its `value`; explain shows its ranks.
