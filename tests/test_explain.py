@@ -985,3 +985,4 @@ def test_the_readme_examples_are_real_output(monkeypatch):
         assert out.stdout.decode().rstrip("\n") == shown.rstrip("\n"), command
         checked.append(command)
     assert any("Compat" in c for c in checked) and any("-R subtopics" in c for c in checked)
+    assert any("INST" in c for c in checked)

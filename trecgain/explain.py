@@ -6,7 +6,8 @@ divisor), what it adds and the DCG so far, the ideal ranking's grade, what it ad
 DCG so far, and the measure there.  For the other measures (core/src/steps.rs), per rank the
 columns the measure's formula has (whether the document counts, how many have so far, the term it
 adds, the running sum, the measure there), the counts that enter it (R, retrieved, ...) and the
-formula.  Then the value of each of the measure's lines, named as the evaluation names them (the
+formula; for the C/W/L measures (core/src/cwl_steps.rs) per rank the gain, C(i), W(i) and the
+expected utility so far; runid and num_q rank nothing (their counts and formula alone).  Then the value of each of the measure's lines, named as the evaluation names them (the
 kernel's, and the explanation's own from its rows: both the evaluation's, bit for bit); the judged
 documents the ranking misses; and the runs of tied scores that trec_eval's docno rule ordered
 (for a cutoff measure, those that reach its largest cutoff).  trecgain.cli.explain is the command.
@@ -50,7 +51,7 @@ class Explanation(Record):
     given; `rows`, `missed` and `ties` are the core's, per side for the rows.  `docno_ascending`:
     the measure ranks ties by docno ascending (Compat, the diversity measures: ir_measures' and
     ndeval's rule), and the rows and tie groups are that ranking's; `run_order`: in the run's
-    own order (Accuracy), likewise."""
+    own order (Accuracy, the C/W/L measures), likewise."""
 
     __slots__ = ("measure", "kernel", "query", "qrels", "run", "options", "lines", "cutoffs", "sides",
                  "missed", "ties", "counts", "warnings", "formula", "parts", "columns", "docno_ascending", "run_order")
