@@ -308,3 +308,19 @@ def test_a_cwl_measure_without_max_rel_is_one_line_on_stderr(hand):
     assert out.stderr.count("\n") == 1 and "needs max_rel" in out.stderr and "Traceback" not in out.stderr
     with pytest.raises(TrecgainError, match="min_rel .* must be less than max_rel"):
         explain(*hand, "SDCG(max_rel=1,min_rel=1)@5", "1")
+
+
+def test_compat_9_leaves_the_doubles_and_an_empty_ranking_is_0():
+    """Under --compat 9 trec_eval's measures tie 0.2 and 0.2 + 1e-12 (one float32); the C/W/L
+    measures rank the doubles, so only a and c (0.2 both) tie, in the run's order. A query given
+    with nothing retrieved has no rows and EU 0 (every gain 0)."""
+    qrels = {"1": {"a": 1, "b": 2}}
+    run = {"1": {"a": 0.2, "b": 0.2 + 1e-12, "c": 0.2}}
+    e = explain(qrels, run, "RBP(rel=1)", "1", compat="9")
+    assert [r["docno"] for r in e.sides[0].rows] == [b"b", b"a", b"c"]
+    assert [[d["docno"] for d in t["docs"]] for t in e.ties] == [[b"a", b"c"]]
+    assert [[d["docno"] for d in t["docs"]] for t in explain(qrels, run, "ndcg", "1", compat="9").ties] == \
+        [[b"c", b"b", b"a"]]
+    empty = explain(qrels, {"1": {}}, "INST(max_rel=2)", "1")
+    assert empty.sides[0].rows == [] and empty.sides[0].values == {"INST(max_rel=2)": 0.0}
+    assert [m["docno"] for m in empty.missed] == [b"b", b"a"]
