@@ -75,6 +75,7 @@ fn explanation_dict<'py>(py: Python<'py>, e: &Explanation) -> PyResult<Bound<'py
         d.set_item("count", step.count)?;
         d.set_item("gain", step.gain)?;
         d.set_item("weight", step.weight)?;
+        d.set_item("continuation", step.continuation)?;
         d.set_item("term", step.term)?;
         d.set_item("sum", step.sum)?;
         d.set_item("value", step.value)?;
@@ -129,6 +130,7 @@ fn explanation_dict<'py>(py: Python<'py>, e: &Explanation) -> PyResult<Bound<'py
     out.set_item("judged", e.judged)?;
     out.set_item("docno_ascending", e.docno_ascending)?;
     out.set_item("run_order", e.run_order)?;
+    out.set_item("tag", e.tag.as_deref().map(|tag| PyBytes::new(py, tag)))?;
     out.set_item("warnings", e.warnings.clone())?;
     Ok(out)
 }

@@ -124,8 +124,11 @@ def _spelled(request) -> str:
     return request.measure.name if request.text is None else f"{request.measure.name}.{request.text}"
 
 
-#: The measures explain shows that read graded qrels (the conformance cases' format).
-GRADED = [m for m in SUPPORTED if BY_NAME[m].relevance in ("qrels", "any")]
+#: The measures explain shows that read graded qrels (the conformance cases' format), named
+#: plainly: not the C/W/L measures (max_rel has no default) nor runid (its line is the run's
+#: tag, not a per-query number): tests/test_explain_cwl.py explains those on every case.
+ELSEWHERE = ("UserModel", "RunTag")
+GRADED = [m for m in SUPPORTED if BY_NAME[m].relevance in ("qrels", "any") and BY_NAME[m].explain not in ELSEWHERE]
 #: Every measure explain shows, named plainly (its default parameters), and with parameters of
 #: each kind: explained on every case beside the case's own.
 EVERY = [*GRADED, "P.1,3,7,2000", "recall.2,9", "relative_P.1,4", "success.2,30", "unj.1,3", "judged.2,50",
@@ -142,7 +145,7 @@ def _case_measures(options: dict, compat: str) -> list[str]:
             requests = parse_requests([m], compat)
         except TrecgainError:
             continue
-        found += [_spelled(r) for r in requests if r.measure.name in SUPPORTED]
+        found += [_spelled(r) for r in requests if r.measure.name in SUPPORTED and r.measure.explain not in ELSEWHERE]
     return list(dict.fromkeys(found + FIXED + EVERY))
 
 
@@ -367,31 +370,18 @@ def test_a_query_of_the_qrels_the_run_lacks_names_the_run(tmp_path):
     assert "'2'" in message and str(tmp_path / "r") in message
 
 
-@pytest.mark.parametrize("measure, why", [("runid", "per-query"), ("num_q", "per-query")])
-def test_measures_explain_does_not_show_are_refused_saying_why(measure, why):
-    message = _one_line_error(["explain", "-m", measure, "--query", "1", *W], 1)
-    assert f"'{measure}'" in message and why in message
-
-
-def test_an_unknown_measure_is_refused_naming_those_not_shown():
+def test_an_unknown_measure_is_refused_naming_what_explain_shows():
     message = _one_line_error(["explain", "-m", "gain", "--query", "1", *W], 1)
-    assert "'gain'" in message and "every measure" in message and "runid" in message
+    assert "'gain'" in message and "every measure" in message
 
 
-def test_explain_shows_every_measure_but_those_it_says_why_not():
-    """Every record has a shape or a reason (the core's one table), and the reasons are few."""
-    from trecgain.explain import REFUSALS
+def test_explain_shows_every_measure():
+    """Every record has a shape (issue 22: runid, num_q and the C/W/L measures too), so nothing
+    is refused for want of one (a record without, tests/test_measure_records.py)."""
+    from trecgain.explain import REFUSALS, SUPPORTED_TEXT
     from trecgain.kernels import RECORDS
-    assert all((r["explain"] is None) == (r["name"] in REFUSALS) for r in RECORDS)
-    graded = [r["name"] for r in RECORDS if r["explain"] is None and r["relevance"] in ("qrels", "any")]
-    # runid and num_q have no per-query computation; the C/W/L measures under ir_measures' names
-    # (issue 21: cwl_eval's user models) rank tied scores in the run's own order, which explain
-    # does not lay out yet for them, and say so
-    cwl = ["BPM", "INSQ", "INST", "NERR10", "NERR11", "NERR8", "NERR9", "RBP", "SDCG"]
-    assert sorted(graded) == sorted(["num_q", "runid", *cwl])
-    assert all("yet" in REFUSALS[m] and "own order" in REFUSALS[m] for m in cwl)
-    # every diversity, judgment-group and preference measure is shown
-    assert all(r["explain"] for r in RECORDS if r["relevance"] not in ("qrels", "any"))
+    assert all(r["explain"] for r in RECORDS) and REFUSALS == {}
+    assert SUPPORTED_TEXT == "every measure (their ir_measures names too)"
 
 
 @pytest.mark.parametrize("args", [
@@ -995,3 +985,4 @@ def test_the_readme_examples_are_real_output(monkeypatch):
         assert out.stdout.decode().rstrip("\n") == shown.rstrip("\n"), command
         checked.append(command)
     assert any("Compat" in c for c in checked) and any("-R subtopics" in c for c in checked)
+    assert any("INST" in c for c in checked)

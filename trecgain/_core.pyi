@@ -155,6 +155,7 @@ class _Step(TypedDict):
     count: int
     gain: float | None
     weight: float | None
+    continuation: float | None
     term: float | None
     sum: float
     value: float | None
@@ -174,6 +175,9 @@ class _Explanation(TypedDict):
     ranked: int
     ideal: int
     judged: int
+    docno_ascending: bool
+    run_order: bool
+    tag: bytes | None
     warnings: list[str]
 
 @final

@@ -6,7 +6,8 @@ divisor), what it adds and the DCG so far, the ideal ranking's grade, what it ad
 DCG so far, and the measure there.  For the other measures (core/src/steps.rs), per rank the
 columns the measure's formula has (whether the document counts, how many have so far, the term it
 adds, the running sum, the measure there), the counts that enter it (R, retrieved, ...) and the
-formula.  Then the value of each of the measure's lines, named as the evaluation names them (the
+formula; for the C/W/L measures (core/src/cwl_steps.rs) per rank the gain, C(i), W(i) and the
+expected utility so far; runid and num_q rank nothing (their counts and formula alone).  Then the value of each of the measure's lines, named as the evaluation names them (the
 kernel's, and the explanation's own from its rows: both the evaluation's, bit for bit); the judged
 documents the ranking misses; and the runs of tied scores that trec_eval's docno rule ordered
 (for a cutoff measure, those that reach its largest cutoff).  trecgain.cli.explain is the command.
@@ -28,7 +29,7 @@ from .record import Record
 SUPPORTED = tuple(m.name for m in REGISTRY if m.explain)
 #: Why explain does not show each of the others (the core's one line per record).
 REFUSALS = {r["name"]: r["unexplained"] for r in kernels.RECORDS if r.get("unexplained")}
-SUPPORTED_TEXT = f"every measure (their ir_measures names too) but {', '.join(REFUSALS)}"
+SUPPORTED_TEXT = "every measure (their ir_measures names too)" + (f" but {', '.join(REFUSALS)}" if REFUSALS else "")
 #: What each DCG-family shape's value column is (the other shapes' columns come from the core).
 _VALUE = {"Ndcg": "nDCG", "NdcgCut": "nDCG", "Dcg": "DCG", "Ideal": "IDCG", "Cg": "CG"}
 
@@ -50,7 +51,7 @@ class Explanation(Record):
     given; `rows`, `missed` and `ties` are the core's, per side for the rows.  `docno_ascending`:
     the measure ranks ties by docno ascending (Compat, the diversity measures: ir_measures' and
     ndeval's rule), and the rows and tie groups are that ranking's; `run_order`: in the run's
-    own order (Accuracy), likewise."""
+    own order (Accuracy, the C/W/L measures), likewise."""
 
     __slots__ = ("measure", "kernel", "query", "qrels", "run", "options", "lines", "cutoffs", "sides",
                  "missed", "ties", "counts", "warnings", "formula", "parts", "columns", "docno_ascending", "run_order")
@@ -59,6 +60,11 @@ class Explanation(Record):
     def dcg(self) -> bool:
         """Whether it is a DCG-family explanation (rows with the ideal ranking beside)."""
         return BY_NAME[self.kernel].explain in _VALUE
+
+    @property
+    def per_rank(self) -> bool:
+        """Whether it lays the computation out rank by rank (runid and num_q do not)."""
+        return self.dcg or bool(self.columns)
 
     def to_dict(self) -> dict:
         """The explanation as plain JSON-ready data (docnos as text, grades as numbers or
@@ -210,6 +216,8 @@ def explain_options(qrels, run, measure: str, query, options: EvaluationOptions)
     for r in results:
         if not r["rows"]:  # the other measures' rows
             r["rows"] = r["steps"]
+        if r["tag"] is not None:  # runid: its line prints the run's tag
+            r["values"] = r["own"] = [_docno(r["tag"])]
     lines = list(request.lines)
     cutoffs = list(request.params.cutoffs) if request.params.cutoffs else [None] * len(lines)
     out_sides = [Side(name, _gains_text(ev, request), _discount_text(ev, request), dict(zip(lines, r["values"])),
@@ -295,18 +303,15 @@ def _text(e: Explanation) -> str:
     opts += ["--fractional-grades"] if o["fractional_grades"] else []
     out.append("options: " + " ".join(opts))
     out.extend(_dcg_table(e, d) if e.dcg else _steps_table(e, d))
-    two = len(d["sides"]) > 1
-    names = [v["line"] for v in d["sides"][0]["values"]]
-    width = max(len(n) for n in names)
-    for i, name in enumerate(names):
-        cells = [f"{s['values'][i]['value']:.4f} ({s['values'][i]['value']!r})" for s in d["sides"]]
-        if two:
-            cells = [f"{s['name']} {c}" for s, c in zip(d["sides"], cells)]
-        out.append(f"{name.ljust(width)}  " + "   ".join(cells))
-    out.append("")
+    out.extend(_values(d))
+    if not e.per_rank:  # runid and num_q: no ranking, so nothing missed and no ties
+        return "\n".join(out[:-1]) + "\n"
     level = o["relevance_level"]
-    by_gain = e.dcg or BY_NAME[e.kernel].gains
+    user_model = BY_NAME[e.kernel].explain == "UserModel"
+    by_gain = e.dcg or BY_NAME[e.kernel].gains or user_model
     counted = f"grade >= {level}, or a positive gain" if by_gain else f"grade >= {level}"
+    if user_model:
+        counted = f"a positive gain under {e.kernel}'s rule"
     if d["missed"]:
         out.append(f"judged documents the ranking misses ({counted}): {len(d['missed'])}")
         rows = []
@@ -351,6 +356,25 @@ def _text(e: Explanation) -> str:
     return "\n".join(out) + "\n"
 
 
+def _value_text(value: float | str) -> str:
+    """A line's value: runid's tag as it is, a number to 4 decimals and in full."""
+    return value if isinstance(value, str) else f"{value:.4f} ({value!r})"
+
+
+def _values(d: dict) -> list[str]:
+    """Each line's value, per side, named as the evaluation names it."""
+    out = []
+    names = [v["line"] for v in d["sides"][0]["values"]]
+    width = max(len(n) for n in names)
+    for i, name in enumerate(names):
+        cells = [_value_text(s["values"][i]["value"]) for s in d["sides"]]
+        if len(d["sides"]) > 1:
+            cells = [f"{s['name']} {c}" for s, c in zip(d["sides"], cells)]
+        out.append(f"{name.ljust(width)}  " + "   ".join(cells))
+    out.append("")
+    return out
+
+
 def _dcg_table(e: Explanation, d: dict) -> list[str]:
     """The DCG family's header and rows: each side's gains and discount beside the ideal ranking."""
     out = []
@@ -390,7 +414,8 @@ def _dcg_table(e: Explanation, d: dict) -> list[str]:
 
 
 #: The text cell of each of the other measures' step columns.
-_STEP_TEXT = {"counted": lambda x: "*" if x else "", "count": str, "gain": _gain, "weight": _f4, "term": _f4,
+_STEP_TEXT = {"counted": lambda x: "*" if x else "", "count": str, "gain": _gain, "weight": _f4,
+              "continuation": _f4, "term": _f4,
               "sum": _f4, "value": _f4, "detail": str, "ideal_detail": str, "ideal_gain": _gain, "ideal_sum": _f4,
               "bound": _f4}
 
@@ -407,6 +432,8 @@ def _steps_table(e: Explanation, d: dict) -> list[str]:
     """The other measures' header (formula, the counts that enter it) and rows."""
     counts = d["counts"]
     out = [f"{counts['ranked']} documents ranked, {counts['judged']} judged", f"formula: {e.formula}"]
+    if not e.per_rank:
+        out = [f"formula: {e.formula}"]
     if len(d["sides"]) == 1:
         out.extend(f"  {part['name']}: {_plain(part['value'])}" for part in d["parts"])
     else:
@@ -414,6 +441,8 @@ def _steps_table(e: Explanation, d: dict) -> list[str]:
             out.append(f"{_SIDE[s['name']]}: gains {_describe_gains(s['gains'])}")
             out.extend(f"  {part['name']}: {_plain(part['value'])}" for part in s["parts"])
     out.append("")
+    if not e.per_rank:
+        return out
     header = ["rank", "docno", "score", "grade"]
     side_header = [title for _, title in e.columns]
     rows = []

@@ -12,23 +12,27 @@
 
 use hashbrown::{HashMap, HashSet};
 
+use crate::cwl_steps::user_model as user_model_steps;
 use crate::error::{Error, Result};
 use crate::ideal_steps::{compat as compat_steps, diversity as diversity_steps, IdealDoc, Names};
 use crate::label::{
-    judged_grades, label_ranking, only_judged, prepare_query, prepare_query_by, NOT_IN_QRELS,
-    UNJUDGED,
+    judged_grades, label_ranking, only_judged, prepare_query, prepare_query_by, query_lines,
+    NOT_IN_QRELS, UNJUDGED,
 };
+use crate::measures::cwl::gain_of as user_model_gains;
 use crate::measures::diversity::UNJUDGED as NO_JUDGMENT;
 use crate::measures::gain::ranked_gains;
 use crate::measures::gains::{GainRule, Gains};
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, Explain as Shape, KernelRecord, Notes, Query, Relevance, KERNELS};
-use crate::options::{Compat, Discount, GainSpec, Options, Request, Summary, Ties};
+use crate::options::{Compat, Discount, GainSpec, Options, Request, Ties};
 use crate::pref_steps::preference as preference_steps;
-use crate::rank::{rank_query, rank_query_by, sort_score, text, tie_groups, tie_runs, Grouping};
+use crate::rank::{
+    rank_query, rank_query_by, rank_rows, sort_score, text, tie_groups, tie_runs, Grouping,
+};
 use crate::read::{Qrels, Relations, Run};
 use crate::relations::{compat_ideal, relate, Ranking, Related};
-use crate::steps::{averaged_groups, walk as walk_steps, Part, Step};
+use crate::steps::{averaged_groups, query_count, run_tag, walk as walk_steps, Part, Step};
 
 /// The measures explain can show: those whose record says how (`KernelRecord::explain`).
 pub fn supported() -> Vec<&'static str> {
@@ -140,9 +144,11 @@ pub struct Explanation {
     /// measures), not by trec_eval's docno descending: the steps and tie groups are that
     /// ranking's.
     pub docno_ascending: bool,
-    /// The measure ranks tied scores in the run's own order (Accuracy): the steps and tie
-    /// groups are that ranking's.
+    /// The measure ranks tied scores in the run's own order (Accuracy, the C/W/L measures):
+    /// the steps and tie groups are that ranking's.
     pub run_order: bool,
+    /// runid: the run's tag, which its summary line prints.
+    pub tag: Option<Vec<u8>>,
     /// Warnings for the caller to show (the run's, and the gain table's).
     pub warnings: Vec<String>,
 }
@@ -286,10 +292,16 @@ pub fn explain(
     (record.compute)(&query_seen, request, options, &mut notes, &mut values)
         .map_err(|e| qrels.locate_grade(query, e))?;
 
+    // the C/W/L measures rank by the doubles, whatever --compat says
+    let compat = if record.run_order {
+        Compat::Ten
+    } else {
+        options.compat
+    };
     let doc_at = |row: usize| Doc {
         docno: run.docnos.get(row).to_vec(),
         score: run.scores[row],
-        sort_score: sort_score(run.scores[row], options.compat),
+        sort_score: sort_score(run.scores[row], compat),
         line: run.lines[row],
     };
     let by_gain = shape.is_dcg() || record.gains;
@@ -301,6 +313,14 @@ pub fn explain(
     };
     let gains = Gains::new(&query_seen, &rule, options.relevance_level, &mut notes)
         .map_err(|e| qrels.locate_grade(query, e))?;
+    let user_gains = match shape {
+        Shape::UserModel(rule) => Some(user_model_gains(rule, request)?),
+        _ => None,
+    };
+    let gain_of = |grade: f64| match user_gains {
+        Some(g) => g.gain(grade),
+        None => gains.ranked(grade),
+    };
     let mut explanation = Explanation {
         rows: Vec::new(),
         steps: Vec::new(),
@@ -311,19 +331,25 @@ pub fn explain(
         own: Vec::new(),
         missed: missed(
             qrels,
-            run,
-            query,
-            &shown_rows,
-            &shown_whole,
-            &gains,
-            |grade, gain| (by_gain && gain > 0.0) || grade >= options.relevance_level,
+            (run, query),
+            (&shown_rows, &shown_whole),
+            gain_of,
+            |grade, gain| {
+                let positive = (by_gain || user_gains.is_some()) && gain > 0.0;
+                positive || (user_gains.is_none() && grade >= options.relevance_level)
+            },
         ),
         ties: Vec::new(),
-        ranked: query_seen.ranked.len(),
+        ranked: if record.run_order {
+            shown_rows.len() // not changed by -J
+        } else {
+            query_seen.ranked.len()
+        },
         ideal: gains.num_ideal(),
         judged: judged.len(),
         docno_ascending: ascending,
-        run_order: record.ties.is_some(),
+        run_order: record.ties.is_some() || record.run_order,
+        tag: (shape == Shape::RunTag).then(|| run.tag.clone()),
         warnings: Vec::new(),
     };
     let limit = if shape.is_dcg() {
@@ -378,14 +404,19 @@ pub fn explain(
         explanation.columns = w.columns;
         (w.shown < whole).then_some(w.shown)
     };
-    explanation.ties = ties(run, &shown_whole, &shown_rows, options, limit);
+    if shape.per_rank() {
+        explanation.ties = ties(run, &shown_whole, &shown_rows, compat, limit);
+    } else {
+        explanation.missed.clear(); // runid and num_q rank nothing
+    }
     explanation.warnings = run.warnings.clone();
     explanation.warnings.extend(notes.warnings);
     Ok(explanation)
 }
 
-/// What explain joins to the query beyond its graded ranking (Compat's overlap, the formats
-/// beyond qrels), and the ranking its steps and tie groups show.
+/// What explain joins to the query beyond its graded ranking (Compat's overlap, the C/W/L
+/// measures' ranking in the run's order, the formats beyond qrels), and the ranking its steps
+/// and tie groups show.
 struct Joined {
     related: Related,
     /// Ties by docno ascending (Compat, the diversity and the preference measures).
@@ -418,21 +449,29 @@ fn join(
         rows: rows.to_vec(),
         whole: whole_ranking.to_vec(),
     };
-    if !ascending && record.relevance != Relevance::Groups {
+    if !ascending && record.relevance != Relevance::Groups && !record.run_order {
         return Ok(out);
     }
     let grouping = Grouping::new(run, qrels);
     let lines = grouping.lines(query);
+    let mut labels = Vec::new();
+    if record.run_order {
+        label_ranking(before_j, query, run, qrels, &mut labels); // as the driver gives them
+    }
     let ranking = Ranking {
         ranked: before_j,
-        labels: &[],
+        labels: &labels,
         lines,
         stand_in: false,
         overlap: record.overlap,
-        run_order: false,
+        run_order: record.run_order,
     };
     relate(query, &ranking, run, qrels, options, &mut out.related)?;
     out.rows = before_j.to_vec();
+    if record.run_order {
+        out.rows = out.related.run_order_rows.clone();
+        out.whole = in_run_order(query, &grouping, (run, qrels), options);
+    }
     if ascending {
         out.rows = ranked_ascending(lines, run, options);
         let unlimited = Options {
@@ -501,6 +540,19 @@ fn walk_other(
         Shape::Preference(kind) => {
             let values = relevance_values(qrels, run, query, shown);
             preference_steps(kind, query_seen, &values)?
+        }
+        Shape::UserModel(rule) => user_model_steps(rule, query_seen, request)?,
+        Shape::RunTag => {
+            let last = run.lines.last().copied();
+            run_tag(&text(&run.tag), last, &run.source)
+        }
+        Shape::QueryCount => {
+            let grouping = Grouping::new(run, qrels);
+            let evaluated = grouping.evaluated(run, qrels, options)?.len();
+            let lacking = |qid: &[u8]| qrels.query(qid).is_none();
+            let run_only = run.qids.iter().filter(|q| lacking(q)).count()
+                + run.empty_qids.iter().filter(|q| lacking(q)).count();
+            query_count(evaluated, qrels.qids.len(), run_only)
         }
         _ => walk_steps(shape, query_seen, request, options, notes)?,
     })
@@ -622,16 +674,10 @@ fn explained(request: &Request) -> Result<(&'static KernelRecord, Shape)> {
 
 /// Why explain does not show a measure its record leaves without a shape (one line).
 pub fn refusal(record: &KernelRecord) -> String {
-    let name = record.name;
-    match record.summary {
-        Summary::Tag | Summary::Count => format!(
-            "explain does not show '{name}': it has no per-query computation (its summary line names the run or counts the queries)"
-        ),
-        _ if record.ties.is_some() || record.run_order => format!(
-            "explain does not show '{name}' yet: it ranks tied scores in the run's own order, and explain lays out trec_eval's ranking (ties by docno)"
-        ),
-        _ => format!("explain does not show '{name}'"),
-    }
+    format!(
+        "explain does not show '{}' (its record gives no way to)",
+        record.name
+    )
 }
 
 /// The `-R` that reads judgments of a kind.
@@ -661,6 +707,20 @@ fn check_format(record: &KernelRecord, qrels: &Qrels) -> Result<()> {
         format_of(record.relevance),
         format_of(held)
     )))
+}
+
+/// A query's whole ranking (no -M) as ir_measures' cwl_eval provider ranks it: score
+/// descending (the doubles), equal scores in the run's order.
+fn in_run_order(
+    query: usize,
+    grouping: &Grouping,
+    (run, qrels): (&Run, &Qrels),
+    options: &Options,
+) -> Vec<usize> {
+    let mut rows = Vec::new();
+    query_lines(query, grouping, run, qrels, options, &mut rows);
+    rank_rows(&mut rows, run, Compat::Ten, None, Ties::Input);
+    rows
 }
 
 /// A query's run lines ranked as ir_measures and ndeval rank them: score descending, ties by
@@ -840,21 +900,20 @@ fn after_walk(judged: &[f64], gains: &Gains) -> Vec<f64> {
 }
 
 /// The judged documents the evaluated ranking lacks that count (`counts(grade, gain)`: a
-/// positive gain, or a grade at the relevance level); highest grade first, then docno.
+/// positive gain, or a grade at the relevance level; `gain_of`: a grade's gain under the
+/// measure's rule); highest grade first, then docno.
 fn missed(
     qrels: &Qrels,
-    run: &Run,
-    query: usize,
-    rows: &[usize],
-    whole_ranking: &[usize],
-    gains: &Gains,
+    (run, query): (&Run, usize),
+    (rows, whole_ranking): (&[usize], &[usize]),
+    gain_of: impl Fn(f64) -> f64,
     counts: impl Fn(f64, f64) -> bool,
 ) -> Vec<Missed> {
     let retrieved: HashSet<&[u8]> = rows.iter().map(|&r| run.docnos.get(r)).collect();
     let mut out: Vec<Missed> = (qrels.offsets[query]..qrels.offsets[query + 1])
         .filter_map(|j| {
             let (docno, grade) = (qrels.docnos.get(j), qrels.grades[j]);
-            let gain = gains.ranked(grade);
+            let gain = gain_of(grade);
             (grade >= 0.0 && counts(grade, gain) && !retrieved.contains(docno)).then(|| Missed {
                 docno: docno.to_vec(),
                 grade,
@@ -876,15 +935,15 @@ fn ties(
     run: &Run,
     whole_ranking: &[usize],
     rows: &[usize],
-    options: &Options,
+    compat: Compat,
     limit: Option<usize>,
 ) -> Vec<TieGroup> {
     let evaluated: HashMap<usize, usize> =
         rows.iter().enumerate().map(|(i, &r)| (r, i + 1)).collect();
-    tie_runs(whole_ranking, run, options.compat)
+    tie_runs(whole_ranking, run, compat)
         .filter(|range| range.len() > 1)
         .map(|range| TieGroup {
-            sort_score: sort_score(run.scores[whole_ranking[range.start]], options.compat),
+            sort_score: sort_score(run.scores[whole_ranking[range.start]], compat),
             docs: range
                 .map(|p| {
                     let r = whole_ranking[p];
@@ -1205,7 +1264,25 @@ mod tests {
                 req.params = k.default_numbers.to_vec();
             }
             if k.params == crate::measures::ParamKind::Named {
-                req.params = k.named.iter().map(|p| p.default).collect();
+                // a required parameter (the C/W/L measures' max_rel, RBP's rel): 3, rel 1
+                let required = |p: &crate::measures::NamedParam| match p.name {
+                    "rel" => 1.0,
+                    _ => 3.0,
+                };
+                req.params = k
+                    .named
+                    .iter()
+                    .map(|p| {
+                        if p.default.is_nan() {
+                            required(p)
+                        } else {
+                            p.default
+                        }
+                    })
+                    .collect();
+            }
+            if k.run_order && k.ir_measures.iter().any(|s| s.ends_with("@k")) {
+                req.cutoffs = vec![5]; // BPM@k, SDCG@k, NERR8@k, NERR9@k
             }
             for options in &variants {
                 let evaluated = evaluate(&q, &r, std::slice::from_ref(&req), options).unwrap();
@@ -1397,8 +1474,6 @@ mod tests {
     #[test]
     fn unknown_queries_and_measures_are_refused() {
         let (q, r) = worked();
-        let err = explain(&q, &r, &request("num_q", &[]), &Options::default(), 0, 0).unwrap_err();
-        assert!(err.message.contains("'num_q'"), "{err}");
         let err = explain(
             &q,
             &r,

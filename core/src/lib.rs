@@ -4,6 +4,7 @@
 
 pub mod arena;
 pub mod cwl;
+pub mod cwl_steps;
 pub mod error;
 pub mod evaluate;
 pub mod explain;

@@ -24,6 +24,8 @@ pub struct Related {
     pub subtopics: Option<Topic>,
     /// ir_measures' own rankings of the query (Compat's overlap, the C/W/L run order).
     pub provided: Rankings,
+    /// The run lines of `provided.run_order`, in that order (explain shows their documents).
+    pub run_order_rows: Vec<usize>,
     rows: Vec<usize>,
     lines: Vec<Line>,
 }
@@ -94,7 +96,7 @@ pub fn relate(
 
 /// Query `q`'s relevance values in the ranking of ir_measures' providers (score descending,
 /// the doubles; equal scores in the run's order: a stable sort), after -M, into
-/// `Rankings::run_order`. trec_eval's ranking differs only within its runs of equal scores
+/// `Rankings::run_order` (its run lines into `Related::run_order_rows`). trec_eval's ranking differs only within its runs of equal scores
 /// (equal in f32 with compat 9, whose order the doubles keep), which are sorted again; when
 /// -M cuts or the ranking is by rank (--ties rank), the run's lines are ranked anew.
 fn in_run_order(
@@ -109,21 +111,16 @@ fn in_run_order(
     labels.clear();
     let (ranked, lines) = (ranking.ranked, ranking.lines);
     let cut = options.max_docs.is_some_and(|m| m < lines.len());
+    let rows = &mut out.run_order_rows;
     if cut || options.ties == Ties::Rank || ranking.labels.len() != ranked.len() {
-        out.rows.clear();
-        out.rows.extend_from_slice(lines);
+        rows.clear();
+        rows.extend_from_slice(lines);
         if options.drop_self {
             let qid = qrels.qids.get(q);
-            out.rows.retain(|&row| run.docnos.get(row) != qid);
+            rows.retain(|&row| run.docnos.get(row) != qid);
         }
-        rank_rows(
-            &mut out.rows,
-            run,
-            Compat::Ten,
-            options.max_docs,
-            Ties::Input,
-        );
-        label_ranking(&out.rows, q, run, qrels, labels);
+        rank_rows(rows, run, Compat::Ten, options.max_docs, Ties::Input);
+        label_ranking(rows, q, run, qrels, labels);
     } else {
         out.rows.clear();
         out.rows.extend(0..ranked.len());
@@ -137,6 +134,8 @@ fn in_run_order(
             });
         }
         labels.extend(out.rows.iter().map(|&i| ranking.labels[i]));
+        rows.clear();
+        rows.extend(out.rows.iter().map(|&i| ranked[i]));
     }
     if ranking.stand_in {
         labels.push(stand_in_value(qrels, q));

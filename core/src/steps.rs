@@ -37,11 +37,14 @@ pub struct Step {
     /// The per-document quantity: RBP's gain, ERR's stopping probability, relstring's
     /// character, the recall here (iprec_at_recall).
     pub gain: Option<f64>,
-    /// RBP's weight p^(i-1), ERR's chance of reaching the rank, the interpolated precision.
+    /// RBP's weight p^(i-1), ERR's chance of reaching the rank, the interpolated precision,
+    /// a C/W/L user model's W(i).
     pub weight: Option<f64>,
+    /// A C/W/L user model's C(i): the chance of going on from this rank to the next.
+    pub continuation: Option<f64>,
     /// What the rank adds to the sum.
     pub term: Option<f64>,
-    /// The sum so far.
+    /// The sum so far (a C/W/L user model's: the gain so far).
     pub sum: f64,
     /// The measure at this rank, where it has one.
     pub value: Option<f64>,
@@ -147,6 +150,58 @@ fn sum_at(steps: &[Step], n: usize) -> f64 {
     n.checked_sub(1)
         .and_then(|i| steps.get(i))
         .map_or(0.0, |s| s.sum)
+}
+
+/// A walkthrough without ranks: a bookkeeping measure's value and the counts behind it.
+fn without_ranks(own: f64, parts: Vec<Part>, formula: String) -> Walkthrough {
+    Walkthrough {
+        steps: Vec::new(),
+        shown: 0,
+        own: vec![own],
+        parts,
+        formula,
+        columns: Vec::new(),
+    }
+}
+
+/// runid: the run's tag, the sixth field of its last line read (`line`, in `source`), as
+/// trec_eval keeps it; its per-query value is the kernel's placeholder 0.
+pub fn run_tag(tag: &str, line: Option<u64>, source: &str) -> Walkthrough {
+    let at = line.map_or_else(String::new, |n| format!(", line {n} of {source}"));
+    without_ranks(
+        0.0,
+        line.map(|n| part("the run's last line read", n as f64))
+            .into_iter()
+            .collect(),
+        format!(
+            "runid = the run's tag: the sixth field of its last line read{at}: '{tag}' (trec_eval reads every line's tag and keeps the last; a run given in memory, not as a file, is tagged 'unknown'). It has no per-query value: only the summary line prints it"
+        ),
+    )
+}
+
+/// num_q: the asked query counts 1; the summary line counts the queries evaluated
+/// (`evaluated`: the qrels queries the run has), of `judged` qrels queries and `run_only`
+/// queries of the run the qrels lack.
+pub fn query_count(evaluated: usize, judged: usize, run_only: usize) -> Walkthrough {
+    without_ranks(
+        1.0,
+        vec![
+            part("this query counts", 1.0),
+            part(
+                "queries evaluated: the qrels queries the run has (the summary line)",
+                evaluated as f64,
+            ),
+            part(
+                "qrels queries the run lacks (not evaluated; -c evaluates them)",
+                judged.saturating_sub(evaluated) as f64,
+            ),
+            part(
+                "run queries the qrels lack (not evaluated)",
+                run_only as f64,
+            ),
+        ],
+        "num_q = the number of queries evaluated: each counts 1, and the summary line adds them up (trec_eval evaluates the queries of the run that the qrels judge; with -c every qrels query)".into(),
+    )
 }
 
 /// Explains `request` on query `q` (as its kernel sees it) under `options` (the request's own
@@ -298,6 +353,9 @@ pub fn walk(
         Shape::Accuracy => accuracy(&mut w, q, request, level),
         Shape::Compat | Shape::Intent(_) | Shape::AvgJg(_) | Shape::Preference(_) => {
             unreachable!("explained by ideal_steps, pref_steps and steps::averaged_groups")
+        }
+        Shape::UserModel(_) | Shape::RunTag | Shape::QueryCount => {
+            unreachable!("explained by cwl_steps, steps::run_tag and steps::query_count")
         }
     }
     w.shown = w.shown.min(w.steps.len());

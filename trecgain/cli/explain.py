@@ -29,7 +29,10 @@ far, its novelty gain, the discount, the running sum, the sum with every subtopi
 and ndeval's greedy ideal ranking beside (ties by docno ascending, as ndeval ranks). For the judgment-group
 measures (-R qrels_jg): each group's value of the plain measure and each document's grade per group. For the
 preference measures (-R prefs): which ranked documents the preferences name, and each group's fulfilled and
-possible preferences (they count pairs, not ranks). For the other measures: the formula, the counts that enter it (R, retrieved, ...), and per
+possible preferences (they count pairs, not ranks). For the C/W/L measures (INST, INSQ, BPM, SDCG, NERR8-11,
+RBP(rel=...)): per rank of their ranking (ties in the run's order) the gain, C(i) (the chance of going on),
+W(i) (the rank's weight) and the expected utility to that rank. runid: the run's tag and its line; num_q: the
+queries counted. For the other measures: the formula, the counts that enter it (R, retrieved, ...), and per
 rank the columns the formula has (whether the document counts, how many have so far, the term it adds,
 the running sum, the measure there). Rows stop at a cutoff measure's largest cutoff. Then each line's
 value as the evaluation prints it (and in full precision), the judged documents the ranking misses,

@@ -106,8 +106,8 @@ fn stopping_from(c: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// A metric's W and C on one case of a ranking.
-fn weights(metric: &Metric, r: &Ranking) -> std::result::Result<(Vec<f64>, Vec<f64>), String> {
+/// A metric's W and C on one case of a ranking (W per rank first, then C).
+pub fn weights(metric: &Metric, r: &Ranking) -> std::result::Result<(Vec<f64>, Vec<f64>), String> {
     Ok(match metric.own_weights(r) {
         Some(w) => {
             let c = metrics::continuation_from_weights(&w);
@@ -118,12 +118,6 @@ fn weights(metric: &Metric, r: &Ranking) -> std::result::Result<(Vec<f64>, Vec<f
             (weights_from(&c), c)
         }
     })
-}
-
-/// EU alone (`score`'s first value, computed the same way).
-pub fn expected_utility(metric: &Metric, r: &Ranking) -> std::result::Result<f64, String> {
-    let (w, _) = weights(metric, r)?;
-    Ok(dot(&w, &r.gains))
 }
 
 /// EU, ETU, EC, ETC, ED of one metric on one case of a ranking.

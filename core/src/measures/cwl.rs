@@ -13,7 +13,8 @@
 //! * the value is cwl_eval's expected utility per item (EU, the worst case).
 
 use super::{single, Notes, Query};
-use crate::cwl::{expected_utility, Bounds, Metric, Ranking, Rule, Topic};
+use crate::cwl::numeric::dot;
+use crate::cwl::{weights, Bounds, Metric, Ranking, Rule, Topic};
 use crate::error::{Error, Result};
 use crate::label::NOT_IN_QRELS;
 use crate::options::{Options, Request};
@@ -50,8 +51,8 @@ fn binary_gain(value: f64, rel: f64) -> f64 {
     }
 }
 
-/// The request's scaled gains: its last two numbers are min_rel and max_rel.
-fn scaled(request: &Request) -> Result<impl Fn(f64) -> f64> {
+/// The request's min_rel and max_rel (its last two numbers), checked.
+fn rel_bounds(request: &Request) -> Result<(f64, f64)> {
     let (min_rel, max_rel) = match request.params.as_slice() {
         [.., min, max] => (*min, *max),
         _ => {
@@ -67,33 +68,7 @@ fn scaled(request: &Request) -> Result<impl Fn(f64) -> f64> {
             "measure {name}: min_rel ({min_rel}) must be less than max_rel ({max_rel})"
         )));
     }
-    Ok(move |v| gain(v, min_rel, max_rel))
-}
-
-/// EU of cwl_eval's `rule` with `params` on the query's ranking in the run's order, each
-/// relevance value made a gain by `gain_of`.
-fn eu(
-    query: &Query,
-    request: &Request,
-    rule: Rule,
-    params: Vec<f64>,
-    gain_of: impl Fn(f64) -> f64,
-) -> Result<f64> {
-    let Some(ranked) = query.rankings.and_then(|r| r.run_order.as_deref()) else {
-        return Err(Error::new(format!(
-            "{} needs the ranking in the run's order (internal: not ranked)",
-            request.kernel
-        )));
-    };
-    let gains: Vec<f64> = ranked.iter().map(|&v| gain_of(v)).collect();
-    let costs = vec![f64::NAN; gains.len()];
-    let topic = Topic {
-        gains: &gains,
-        costs: &costs,
-        judged_relevant: 0.0, // read by TrAP alone
-    };
-    let metric = Metric { rule, params };
-    expected_utility(&metric, &Ranking::new(&topic, &BOUNDS, true)).map_err(Error::new)
+    Ok((min_rel, max_rel))
 }
 
 /// The request's first named parameter (T or p).
@@ -109,16 +84,131 @@ fn cutoff(request: &Request) -> Result<f64> {
     }
 }
 
-/// Runs `rule` with `params` on the scaled gains into the one output slot.
-fn put(
-    query: &Query,
-    request: &Request,
-    rule: Rule,
-    params: Vec<f64>,
-    out: &mut [f64],
-) -> Result<()> {
-    let gains = scaled(request)?;
-    single(out, eu(query, request, rule, params, gains)?);
+/// How a measure's request makes a relevance value a gain.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GainOf {
+    /// The grade (negative as 0) clipped into [min_rel, max_rel], scaled into [0, 1].
+    Scaled { min_rel: f64, max_rel: f64 },
+    /// 1 for a grade (negative as 0) of at least `rel`, else 0 (RBP).
+    Binary { rel: f64 },
+}
+
+impl GainOf {
+    /// A relevance value's gain: NaN (unjudged) for a document the qrels do not list.
+    pub fn gain(self, value: f64) -> f64 {
+        match self {
+            GainOf::Scaled { min_rel, max_rel } => gain(value, min_rel, max_rel),
+            GainOf::Binary { rel } => binary_gain(value, rel),
+        }
+    }
+}
+
+/// cwl_eval's metric for a request of the measure computed under `rule`, and its gains.
+fn metric_of(rule: Rule, request: &Request) -> Result<(Metric, GainOf)> {
+    if rule == Rule::Rbp {
+        return match request.params.as_slice() {
+            [p, rel] => Ok((
+                Metric {
+                    rule,
+                    params: vec![*p],
+                },
+                GainOf::Binary { rel: *rel },
+            )),
+            _ => Err(Error::new("RBP takes two parameters: p and rel")),
+        };
+    }
+    let params = match rule {
+        Rule::Inst | Rule::Insq | Rule::Nerr10 | Rule::Nerr11 => vec![first(request)],
+        Rule::BpmStatic => vec![first(request), cutoff(request)?],
+        Rule::Ndcg | Rule::Nerr8 | Rule::Nerr9 => vec![cutoff(request)?],
+        _ => {
+            return Err(Error::new(format!(
+                "{}: cwl_eval's {rule:?} is not a measure of the main command",
+                request.kernel
+            )))
+        }
+    };
+    let (min_rel, max_rel) = rel_bounds(request)?;
+    Ok((Metric { rule, params }, GainOf::Scaled { min_rel, max_rel }))
+}
+
+/// How a request of the measure computed under `rule` makes grades gains (explain's missed
+/// documents).
+pub(crate) fn gain_of(rule: Rule, request: &Request) -> Result<GainOf> {
+    metric_of(rule, request).map(|(_, gains)| gains)
+}
+
+/// One query's C/W/L measure as the provider has cwl_eval compute it, per rank: the gains at
+/// the depth (worst case: 0 past the ranking and for a document the qrels do not list), the
+/// user model's C(i) and W(i). The kernels take its `value`; explain shows its ranks.
+#[derive(Debug, Clone)]
+pub struct UserModel {
+    /// cwl_eval's metric: the rule and its parameters in cwl_eval's order.
+    pub metric: Metric,
+    /// How a relevance value became a gain.
+    pub gain_of: GainOf,
+    /// Documents in the ranking (score descending, ties in the run's order), before the depth.
+    pub ranked: usize,
+    /// Per rank to the depth: the gain, C(i) and W(i).
+    pub gains: Vec<f64>,
+    pub continuation: Vec<f64>,
+    pub weights: Vec<f64>,
+}
+
+impl UserModel {
+    /// The measure `rule` of `request` on the query's ranking in the run's order.
+    pub fn of(query: &Query, request: &Request, rule: Rule) -> Result<UserModel> {
+        let Some(ranked) = query.rankings.and_then(|r| r.run_order.as_deref()) else {
+            return Err(Error::new(format!(
+                "{} needs the ranking in the run's order (internal: not ranked)",
+                request.kernel
+            )));
+        };
+        let (metric, gain_of) = metric_of(rule, request)?;
+        let gains: Vec<f64> = ranked.iter().map(|&v| gain_of.gain(v)).collect();
+        let costs = vec![f64::NAN; gains.len()];
+        let topic = Topic {
+            gains: &gains,
+            costs: &costs,
+            judged_relevant: 0.0, // read by TrAP alone
+        };
+        let ranking = Ranking::new(&topic, &BOUNDS, true);
+        let (weights, continuation) = weights(&metric, &ranking).map_err(Error::new)?;
+        Ok(UserModel {
+            metric,
+            gain_of,
+            ranked: ranked.len(),
+            gains: ranking.gains,
+            continuation,
+            weights,
+        })
+    }
+
+    /// cwl_eval's EU: W . gains (numpy's dot, in its BLAS's order).
+    pub fn value(&self) -> f64 {
+        dot(&self.weights, &self.gains)
+    }
+
+    /// EU counting the gains of the first `ranks` ranks only (those after as 0), summed in the
+    /// same order: from the ranking's last rank on, the value itself, bit for bit.
+    pub fn value_to(&self, ranks: usize) -> f64 {
+        if ranks >= self.gains.len() {
+            return self.value();
+        }
+        let mut gains = self.gains[..ranks].to_vec();
+        gains.resize(self.gains.len(), 0.0);
+        dot(&self.weights, &gains)
+    }
+
+    /// The depth cwl_eval reads (as the provider sets it).
+    pub fn depth(&self) -> usize {
+        BOUNDS.depth
+    }
+}
+
+/// Measures `rule` of the request into the one output slot.
+fn put(query: &Query, request: &Request, rule: Rule, out: &mut [f64]) -> Result<()> {
+    single(out, UserModel::of(query, request, rule)?.value());
     Ok(())
 }
 
@@ -130,15 +220,7 @@ pub fn rbp(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let (p, rel) = match request.params.as_slice() {
-        [p, rel] => (*p, *rel),
-        _ => return Err(Error::new("RBP takes two parameters: p and rel")),
-    };
-    single(
-        out,
-        eu(q, request, Rule::Rbp, vec![p], |v| binary_gain(v, rel))?,
-    );
-    Ok(())
+    put(q, request, Rule::Rbp, out)
 }
 
 /// INST(T): cwl_eval's `INSTCWLMetric(T)`.
@@ -149,7 +231,7 @@ pub fn inst(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    put(q, request, Rule::Inst, vec![first(request)], out)
+    put(q, request, Rule::Inst, out)
 }
 
 /// INSQ(T): `INSQCWLMetric(T)`.
@@ -160,7 +242,7 @@ pub fn insq(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    put(q, request, Rule::Insq, vec![first(request)], out)
+    put(q, request, Rule::Insq, out)
 }
 
 /// BPM(T)@k: `BPMCWLMetric(T, k)`, k the cost bound (every cost 1: the depth).
@@ -171,8 +253,7 @@ pub fn bpm(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let k = cutoff(request)?;
-    put(q, request, Rule::BpmStatic, vec![first(request), k], out)
+    put(q, request, Rule::BpmStatic, out)
 }
 
 /// SDCG@k: `NDCGCWLMetric(k)`.
@@ -183,8 +264,7 @@ pub fn sdcg(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let k = cutoff(request)?;
-    put(q, request, Rule::Ndcg, vec![k], out)
+    put(q, request, Rule::Ndcg, out)
 }
 
 /// NERR8@k: `NERReq8CWLMetric(k)`.
@@ -195,8 +275,7 @@ pub fn nerr8(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let k = cutoff(request)?;
-    put(q, request, Rule::Nerr8, vec![k], out)
+    put(q, request, Rule::Nerr8, out)
 }
 
 /// NERR9@k: `NERReq9CWLMetric(k)`.
@@ -207,8 +286,7 @@ pub fn nerr9(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    let k = cutoff(request)?;
-    put(q, request, Rule::Nerr9, vec![k], out)
+    put(q, request, Rule::Nerr9, out)
 }
 
 /// NERR10(p): `NERReq10CWLMetric(p)`.
@@ -219,7 +297,7 @@ pub fn nerr10(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    put(q, request, Rule::Nerr10, vec![first(request)], out)
+    put(q, request, Rule::Nerr10, out)
 }
 
 /// NERR11(T): `NERReq11CWLMetric(T)`.
@@ -230,7 +308,7 @@ pub fn nerr11(
     _: &mut Notes,
     out: &mut [f64],
 ) -> Result<()> {
-    put(q, request, Rule::Nerr11, vec![first(request)], out)
+    put(q, request, Rule::Nerr11, out)
 }
 
 #[cfg(test)]

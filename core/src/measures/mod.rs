@@ -22,6 +22,7 @@ pub mod relstring;
 #[cfg(test)]
 mod tests;
 
+use crate::cwl::Rule;
 use crate::error::{Error, Result};
 use crate::options::{Options, Request, Summary, Ties};
 
@@ -248,6 +249,14 @@ pub enum Explain {
     Preference(Preference),
     /// Accuracy: per relevant document the nonrelevant ones above it, summed, over N R.
     Accuracy,
+    /// A C/W/L measure (cwl_eval's user model `Rule`, ranked with ties in the run's order): per
+    /// rank the gain, the chance C(i) of going on, the weight W(i) and the expected utility so
+    /// far (core/src/cwl_steps.rs).
+    UserModel(Rule),
+    /// runid: the run's tag, which the summary line prints (no per-query computation).
+    RunTag,
+    /// num_q: each evaluated query counts 1; the summary line counts them.
+    QueryCount,
 }
 
 /// What a preference measure takes of its counts.
@@ -379,7 +388,15 @@ impl Explain {
             Explain::AvgJg(_) => "AvgJg",
             Explain::Preference(_) => "Preference",
             Explain::Accuracy => "Accuracy",
+            Explain::UserModel(_) => "UserModel",
+            Explain::RunTag => "RunTag",
+            Explain::QueryCount => "QueryCount",
         }
+    }
+
+    /// Whether it lays the computation out rank by rank (runid and num_q rank nothing).
+    pub fn per_rank(self) -> bool {
+        !matches!(self, Explain::RunTag | Explain::QueryCount)
     }
 
     /// Whether it is one of the DCG family's shapes (rows with the ideal ranking beside).
@@ -518,6 +535,7 @@ pub static KERNELS: &[KernelRecord] = &[
         per_query: false,
         tie_average: true,
         relevance: Relevance::Any,
+        explain: Some(Explain::RunTag),
         ..record(
             "runid",
             counts::runid,
@@ -531,6 +549,7 @@ pub static KERNELS: &[KernelRecord] = &[
         tie_average: true,
         ir_measures: &["NumQ"],
         relevance: Relevance::Any,
+        explain: Some(Explain::QueryCount),
         ..record(
             "num_q",
             counts::num_q,
@@ -1274,6 +1293,7 @@ pub static KERNELS: &[KernelRecord] = &[
     user_model(
         "INST",
         cwl::inst,
+        Rule::Inst,
         "INST (Bailey, Moffat, Scholer, Thomas; cwl_eval's INSTCWLMetric through ir_measures' cwl_eval provider): expected utility per item of a user who goes on from rank i with ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - gain so far.",
         &["INST"],
         &[GOAL, MIN_REL, MAX_REL],
@@ -1281,6 +1301,7 @@ pub static KERNELS: &[KernelRecord] = &[
     user_model(
         "INSQ",
         cwl::insq,
+        Rule::Insq,
         "INSQ (Moffat, Scholer, Thomas; cwl_eval's INSQCWLMetric through ir_measures' cwl_eval provider): expected utility per item of a user who goes on from rank i with ((i + 2T - 1) / (i + 2T))^2.",
         &["INSQ"],
         &[GOAL, MIN_REL, MAX_REL],
@@ -1288,6 +1309,7 @@ pub static KERNELS: &[KernelRecord] = &[
     user_model(
         "BPM",
         cwl::bpm,
+        Rule::BpmStatic,
         "Bejeweled Player Model, static (Zhang et al.; cwl_eval's BPMCWLMetric(T, k) through ir_measures' cwl_eval provider): expected utility per item of a user who reads on until the gain so far reaches T or k documents are read.",
         &["BPM@k"],
         &[GOAL, MIN_REL, MAX_REL],
@@ -1295,6 +1317,7 @@ pub static KERNELS: &[KernelRecord] = &[
     user_model(
         "SDCG",
         cwl::sdcg,
+        Rule::Ndcg,
         "Scaled DCG@k (cwl_eval's NDCGCWLMetric(k) through ir_measures' cwl_eval provider): DCG@k's discount 1/log2(i+1) over its sum to k, as weights of the gains (no ideal ranking).",
         &["SDCG@k"],
         &[MIN_REL, MAX_REL],
@@ -1302,6 +1325,7 @@ pub static KERNELS: &[KernelRecord] = &[
     user_model(
         "NERR8",
         cwl::nerr8,
+        Rule::Nerr8,
         "Not (but nearly) ERR, Eq. 8 (Azzopardi, Mackenzie, Moffat; cwl_eval's NERReq8CWLMetric(k) through ir_measures' cwl_eval provider): the user stops at a document with its gain as chance, and at rank k.",
         &["NERR8@k"],
         &[MIN_REL, MAX_REL],
@@ -1309,6 +1333,7 @@ pub static KERNELS: &[KernelRecord] = &[
     user_model(
         "NERR9",
         cwl::nerr9,
+        Rule::Nerr9,
         "Not (but nearly) ERR, Eq. 9 (cwl_eval's NERReq9CWLMetric(k) through ir_measures' cwl_eval provider): as NERR8, the chance of going on also times i / (i + 1).",
         &["NERR9@k"],
         &[MIN_REL, MAX_REL],
@@ -1316,6 +1341,7 @@ pub static KERNELS: &[KernelRecord] = &[
     user_model(
         "NERR10",
         cwl::nerr10,
+        Rule::Nerr10,
         "Not (but nearly) ERR, Eq. 10 (cwl_eval's NERReq10CWLMetric(p) through ir_measures' cwl_eval provider): the user goes on with p (1 - gain).",
         &["NERR10"],
         &[PATIENCE, MIN_REL, MAX_REL],
@@ -1323,6 +1349,7 @@ pub static KERNELS: &[KernelRecord] = &[
     user_model(
         "RBP",
         cwl::rbp,
+        Rule::Rbp,
         "Rank-biased precision as ir_measures computes RBP(rel=...) (cwl_eval's RBPCWLMetric(p) through its cwl_eval provider): gain 1 for a grade of at least rel, else 0, weighted p^(i-1) over their sum to rank 1000; without rel, RBP(p=...) is rbp.",
         &["RBP"],
         &[PERSISTENCE_RBP, REL],
@@ -1330,6 +1357,7 @@ pub static KERNELS: &[KernelRecord] = &[
     user_model(
         "NERR11",
         cwl::nerr11,
+        Rule::Nerr11,
         "Not (but nearly) ERR, Eq. 11 (cwl_eval's NERReq11CWLMetric(T) through ir_measures' cwl_eval provider): the user goes on with INSQ's ((i + 2T - 1) / (i + 2T))^2 times (1 - gain).",
         &["NERR11"],
         &[GOAL, MIN_REL, MAX_REL],
@@ -1453,10 +1481,12 @@ const MAX_REL: NamedParam = NamedParam {
 };
 
 /// A C/W/L measure's record, named as ir_measures names it (its cwl_eval provider's): one
-/// line, its named parameters (min_rel and max_rel last), the ranking in the run's order.
+/// line, its named parameters (min_rel and max_rel last), the ranking in the run's order;
+/// `rule`: the cwl_eval user model its kernel computes, which explain shows.
 const fn user_model(
     name: &'static str,
     compute: Kernel,
+    rule: Rule,
     help: &'static str,
     ir_measures: &'static [&'static str],
     named: &'static [NamedParam],
@@ -1470,6 +1500,7 @@ const fn user_model(
         ir_measures,
         named,
         run_order: true,
+        explain: Some(Explain::UserModel(rule)),
         ..record(name, compute, help)
     }
 }
