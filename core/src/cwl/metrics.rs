@@ -4,7 +4,7 @@
 //! it), its parameters with their defaults, the name it prints under. Each rule keeps
 //! cwl_eval's arithmetic and order; docs/cwl.md says each in words.
 
-use super::numeric::{cumsum, math_log, math_pow, np_pow, np_sum};
+use super::numeric::{cumsum, math_log, math_pow, np_pow, np_sum, np_sum_sparse};
 use super::Ranking;
 
 /// One metric class: how a metrics file names it, its parameters (a default, spelled as
@@ -282,7 +282,14 @@ fn average_precision(gains: &[f64]) -> Vec<f64> {
         .enumerate()
         .map(|(i, g)| g / (i as f64 + 1.0))
         .collect();
-    let tails: Vec<f64> = (0..=n).map(|i| np_sum(&rii[i..])).collect();
+    let nonzero: Vec<usize> = (0..n).filter(|&i| rii[i] != 0.0).collect();
+    let tails: Vec<f64> = if nonzero.len() * 16 < n {
+        // few gains: each tail's pairwise sum walked over its nonzero terms only (the same
+        // sums in the same order: adding a zero changes no nonzero sum)
+        (0..=n).map(|i| np_sum_sparse(&rii, i, &nonzero)).collect()
+    } else {
+        (0..=n).map(|i| np_sum(&rii[i..])).collect()
+    };
     let mut c: Vec<f64> = (0..n.saturating_sub(1))
         .map(|i| {
             if tails[i + 1] > 0.0 {
