@@ -1,13 +1,17 @@
-//! `trecgain cwl` (trecgain.cwl) in the core: the gain and cost files read into `Judgments`,
-//! then the result file read and every metric measured on every ranking into `Measured`,
+//! `trecgain cwl` (trecgain.cwl) in the core: the gain, cost and result files read into
+//! `CwlInputs`, then every metric measured on every ranking into `CwlMeasured`,
 //! whose text is cwl_eval's output; the metric classes as tuples; the BibTeX file of `-b`.
 
+use std::sync::Mutex;
+
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use trecgain_core::arena::Arena;
 use trecgain_core::cwl::{self, bibtex, output, Bounds, Metric, Topic, CWL_RECORDS};
-use trecgain_core::read::{self, CwlCosts, CwlGains, CwlRun};
+use trecgain_core::error::Error;
+use trecgain_core::read::{self, CwlCosts, CwlGains, CwlRankings, CwlRun};
 
 use crate::to_py;
 
@@ -26,32 +30,38 @@ pub(crate) fn cwl_records() -> Vec<RecordTuple> {
         .collect()
 }
 
-/// The gain file and the cost file, read and checked.
-#[pyclass(frozen, name = "CwlJudgments", module = "trecgain._core")]
-pub(crate) struct PyCwlJudgments {
+/// The gain file and the cost file, read and checked, and the result file's rankings (read
+/// on a second thread meanwhile), or the result file's error, raised by `cwl_evaluate`: after
+/// the metrics file's, as cwl_eval meets them.
+#[pyclass(frozen, name = "CwlInputs", module = "trecgain._core")]
+pub(crate) struct PyCwlInputs {
     gains: CwlGains,
     costs: Option<CwlCosts>,
+    rankings: Mutex<Option<Result<CwlRankings, Error>>>,
 }
 
-/// Reads the gain file (every gain checked against [min_gain, max_gain]) and the cost file.
+/// Reads the gain file (every gain checked against [min_gain, max_gain]), the cost file and
+/// the result file (its first `depth` documents a ranking); raises the gain or cost file's error.
 #[pyfunction]
-#[pyo3(signature = (gain_file, cost_file, min_gain, max_gain))]
-pub(crate) fn cwl_judgments(
+#[pyo3(signature = (gain_file, cost_file, result_file, min_gain, max_gain, depth))]
+pub(crate) fn cwl_read(
     py: Python<'_>,
     gain_file: &str,
     cost_file: Option<&str>,
+    result_file: &str,
     min_gain: f64,
     max_gain: f64,
-) -> PyResult<PyCwlJudgments> {
-    py.allow_threads(|| {
-        let gains = read::read_cwl_gains(read::open_cwl_file(gain_file)?, min_gain, max_gain)?;
-        let costs = match cost_file {
-            Some(path) => Some(read::read_cwl_costs(read::open_cwl_file(path)?)?),
-            None => None,
-        };
-        Ok(PyCwlJudgments { gains, costs })
+    depth: usize,
+) -> PyResult<PyCwlInputs> {
+    let (judgments, rankings) = py.allow_threads(|| {
+        read::read_cwl_files(gain_file, cost_file, result_file, (min_gain, max_gain), depth)
+    });
+    let (gains, costs) = judgments.map_err(|e| to_py(py, e))?;
+    Ok(PyCwlInputs {
+        gains,
+        costs,
+        rankings: Mutex::new(Some(rankings)),
     })
-    .map_err(|e| to_py(py, e))
 }
 
 /// Every metric on every ranking of a result file: its topics, names and values.
@@ -129,14 +139,14 @@ fn topics_of(run: &CwlRun) -> Vec<Topic<'_>> {
         .collect()
 }
 
-/// Reads the result file and measures every metric ((record index, parameters, printed name))
-/// on each of its rankings: the measured values and None, or None and where cwl_eval crashes.
+/// Measures every metric ((record index, parameters, printed name)) on each ranking of the
+/// inputs (once: their rankings are used up): the measured values and None, or None and where
+/// cwl_eval crashes; raises the result file's error.
 #[pyfunction]
-#[pyo3(signature = (judgments, result_file, metrics, bounds, residuals))]
+#[pyo3(signature = (inputs, metrics, bounds, residuals))]
 pub(crate) fn cwl_evaluate(
     py: Python<'_>,
-    judgments: &PyCwlJudgments,
-    result_file: &str,
+    inputs: &PyCwlInputs,
     metrics: Vec<(usize, Vec<f64>, String)>,
     bounds: BoundsTuple,
     residuals: bool,
@@ -148,12 +158,14 @@ pub(crate) fn cwl_evaluate(
         max_cost,
         min_cost,
     };
-    let run = py
-        .allow_threads(|| {
-            let input = read::open_cwl_file(result_file)?;
-            read::read_cwl_result(input, &judgments.gains, judgments.costs.as_ref(), depth)
-        })
+    let rankings = inputs
+        .rankings
+        .lock()
+        .map_err(|_| PyRuntimeError::new_err("the C/W/L inputs are poisoned"))?
+        .take()
+        .ok_or_else(|| PyRuntimeError::new_err("the C/W/L inputs were measured already"))?
         .map_err(|e| to_py(py, e))?;
+    let run = py.allow_threads(|| rankings.judged(&inputs.gains, inputs.costs.as_ref()));
     let built = match metrics_of(&metrics, depth) {
         Ok(built) => built,
         Err(problem) => return Ok((None, Some(problem))),

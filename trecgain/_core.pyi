@@ -28,9 +28,9 @@ __all__ = [
     "assemble",
     "kernels",
     "cwl_records",
-    "CwlJudgments",
+    "CwlInputs",
     "CwlMeasured",
-    "cwl_judgments",
+    "cwl_read",
     "cwl_evaluate",
     "cwl_bibtex",
 ]
@@ -314,13 +314,15 @@ def exit_on_interrupt(announce: bool) -> None: ...
 def die_with_parent(parent: int) -> None: ...
 def exit_on_out_of_memory(announce: bool) -> None: ...
 
-# C/W/L (trecgain.cwl): cwl_eval's metric classes; its gain and cost files read; its result file
-# read and every metric measured on every ranking; the BibTeX file of its -b.
+# C/W/L (trecgain.cwl): cwl_eval's metric classes; its gain, cost and result files read; every
+# metric measured on every ranking; the BibTeX file of its -b.
 def cwl_records() -> list[tuple[str, list[tuple[str, str | None]], str]]: ...
 
-class CwlJudgments: ...
+class CwlInputs: ...
 
-def cwl_judgments(gain_file: str, cost_file: str | None, min_gain: float, max_gain: float) -> CwlJudgments: ...
+def cwl_read(
+    gain_file: str, cost_file: str | None, result_file: str, min_gain: float, max_gain: float, depth: int
+) -> CwlInputs: ...
 
 class CwlMeasured:
     def topics(self) -> list[str]: ...
@@ -328,8 +330,7 @@ class CwlMeasured:
     def text(self, colnames: bool) -> bytes: ...
 
 def cwl_evaluate(
-    judgments: CwlJudgments,
-    result_file: str,
+    inputs: CwlInputs,
     metrics: list[tuple[int, list[float], str]],
     bounds: tuple[int, float, float, float],
     residuals: bool,

@@ -173,11 +173,12 @@ def evaluate(gain_file: str, result_file: str, cost_file: str | None = None, met
 
     if max_depth < 1:
         raise TrecgainError(f"--max_depth must be at least 1, not {max_depth}")
-    judgments = _core.cwl_judgments(gain_file, cost_file, float(min_gain), float(max_gain))
+    # the gain and cost files' errors first, then the metrics file's, then the result file's
+    inputs = _core.cwl_read(gain_file, cost_file, result_file, float(min_gain), float(max_gain), max_depth)
     metrics = read_metrics(metrics_file)
     specs = [(m.record, list(m.values), m.name) for m in metrics]
     bounds = (max_depth, float(max_gain), float(max_cost), float(min_cost))
-    measured, problem = _core.cwl_evaluate(judgments, result_file, specs, bounds, residuals)
+    measured, problem = _core.cwl_evaluate(inputs, specs, bounds, residuals)
     if problem is not None:
         topic, index, message = problem
         if topic is None:  # the metric's parameters

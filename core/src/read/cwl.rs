@@ -276,63 +276,71 @@ fn quoted(field: &[u8]) -> String {
 #[derive(Default)]
 pub struct CwlGains {
     topics: Interner,
-    /// Per judgment: its topic, docno, gain and the line that gave the gain.
-    topic: Vec<u32>,
+    /// Per judgment: its docno and gain.
     docnos: Arena,
     gains: Vec<f64>,
-    lines: Vec<u64>,
     /// Per topic, its judgments by the hash of their docno (small tables, each in cache
     /// while a topic's lines are read and looked up).
     tables: Vec<HashTable<u32>>,
     /// Per topic: the judged documents with a gain above 0.
     relevant: Vec<f64>,
+    /// The judgments whose gain is outside [min_gain, max_gain] now: their topic and the line
+    /// that gave the gain (rare: no column of lines for every judgment).
+    outside: HashMap<u32, (u32, u64)>,
 }
 
 impl CwlGains {
-    fn add(&mut self, topic: &[u8], docno: &[u8], gain: f64, line: u64) {
+    fn add(&mut self, topic: &[u8], docno: &[u8], gain: f64, line: u64, (min, max): (f64, f64)) {
         let t = self.topics.intern(topic);
         if t as usize == self.tables.len() {
-            self.tables.push(HashTable::new());
+            // room for as many judgments as the topic before had (topics are alike in size)
+            let size = self.tables.last().map_or(0, HashTable::len);
+            self.tables.push(HashTable::with_capacity(size));
+            self.relevant.push(0.0);
         }
         let hash = hash_id(docno);
         let docnos = &self.docnos;
         let table = &mut self.tables[t as usize];
-        if let Some(&j) = table.find(hash, |&j| docnos.get(j as usize) == docno) {
-            self.gains[j as usize] = gain;
-            self.lines[j as usize] = line;
-            return;
+        let j = match table.find(hash, |&j| docnos.get(j as usize) == docno) {
+            Some(&j) => {
+                if self.gains[j as usize] > 0.0 {
+                    self.relevant[t as usize] -= 1.0;
+                }
+                self.gains[j as usize] = gain;
+                j
+            }
+            None => {
+                let j = self.docnos.push(docno) as u32;
+                self.gains.push(gain);
+                let docnos = &self.docnos;
+                table.insert_unique(hash, j, |&i| hash_id(docnos.get(i as usize)));
+                j
+            }
+        };
+        if gain > 0.0 {
+            self.relevant[t as usize] += 1.0;
         }
-        let j = self.docnos.push(docno) as u32;
-        self.topic.push(t);
-        self.gains.push(gain);
-        self.lines.push(line);
-        let docnos = &self.docnos;
-        table.insert_unique(hash, j, |&i| hash_id(docnos.get(i as usize)));
+        if gain > max || gain < min {
+            self.outside.insert(j, (t, line));
+        } else if !self.outside.is_empty() {
+            self.outside.remove(&j);
+        }
     }
 
     /// The first gain outside [min, max] (topics in order of first appearance, then their
-    /// documents), as cwl_eval's check finds it; then each topic's relevant count.
-    fn finish(&mut self, name: &str, min_gain: f64, max_gain: f64) -> Result<()> {
-        let outside = (0..self.gains.len())
-            .filter(|&j| self.gains[j] > max_gain || self.gains[j] < min_gain)
-            .min_by_key(|&j| (self.topic[j], j));
-        if let Some(j) = outside {
-            let gain = self.gains[j];
-            let bound = if gain > max_gain {
-                format!("above --max_gain {}", float_repr(max_gain))
-            } else {
-                format!("below --min_gain {}", float_repr(min_gain))
-            };
-            let message = format!("gain {} is {bound}", float_repr(gain));
-            return Err(Error::at(message, name, self.lines[j]));
-        }
-        self.relevant = vec![0.0; self.topics.ids.len()];
-        for (t, g) in self.topic.iter().zip(&self.gains) {
-            if *g > 0.0 {
-                self.relevant[*t as usize] += 1.0;
-            }
-        }
-        Ok(())
+    /// documents), as cwl_eval's check finds it, at the line that gave it.
+    fn check(&self, name: &str, min_gain: f64, max_gain: f64) -> Result<()> {
+        let Some((&j, &(_, line))) = self.outside.iter().min_by_key(|(&j, &(t, _))| (t, j)) else {
+            return Ok(());
+        };
+        let gain = self.gains[j as usize];
+        let bound = if gain > max_gain {
+            format!("above --max_gain {}", float_repr(max_gain))
+        } else {
+            format!("below --min_gain {}", float_repr(min_gain))
+        };
+        let message = format!("gain {} is {bound}", float_repr(gain));
+        Err(Error::at(message, name, line))
     }
 
     /// The index of a topic of the gain file.
@@ -357,10 +365,10 @@ pub fn read_cwl_gains(input: Input, min_gain: f64, max_gain: f64) -> Result<CwlG
             return Err(line.error("needs 4 fields: topic unused docno gain"));
         }
         let gain = line.number(3, "gain")?;
-        gains.add(line.field(0), line.field(2), gain, line.number);
+        gains.add(line.field(0), line.field(2), gain, line.number, (min_gain, max_gain));
         Ok(())
     })?;
-    gains.finish(&name, min_gain, max_gain)?;
+    gains.check(&name, min_gain, max_gain)?;
     Ok(gains)
 }
 
@@ -396,9 +404,54 @@ pub fn read_cwl_costs(input: Input) -> Result<CwlCosts> {
     Ok(costs)
 }
 
-/// The rankings of a result file, their documents' gains and costs (NaN: unjudged, no cost)
-/// at most `depth` a ranking, flattened.
+/// The rankings of a result file as read: per ranking its topic and where its documents
+/// end; per document (at most `depth` a ranking) its docno and element type.
 #[derive(Default)]
+pub struct CwlRankings {
+    topics: Arena,
+    ends: Vec<usize>,
+    docnos: Arena,
+    /// Per document: its element type, an index into `types`.
+    kinds: Vec<u32>,
+    types: Interner,
+}
+
+/// Reads a result file: exactly six fields a line, each stretch of lines of one topic a
+/// ranking, its first `depth` documents kept (the lines after them checked).
+pub fn read_cwl_rankings(input: Input, depth: usize) -> Result<CwlRankings> {
+    let mut run = CwlRankings::default();
+    let mut kept = 0usize;
+    let name = each_line(input, |line| {
+        if line.count != 6 {
+            return Err(line.error("needs 6 fields: topic element_type docno rank score run_id"));
+        }
+        let id = line.field(0);
+        if run.topics.is_empty() || run.topics.get(run.topics.len() - 1) != id {
+            if !run.topics.is_empty() {
+                run.ends.push(run.kinds.len());
+            }
+            run.topics.push(id);
+            kept = 0;
+        }
+        if kept < depth {
+            kept += 1;
+            run.docnos.push(line.field(2));
+            run.kinds.push(run.types.intern(line.field(1)));
+        }
+        Ok(())
+    })?;
+    if run.topics.is_empty() {
+        return Err(Error::in_file(
+            "no results (cwl_eval fails on an empty result file)",
+            &name,
+        ));
+    }
+    run.ends.push(run.kinds.len());
+    Ok(run)
+}
+
+/// The rankings of a result file with their documents' gains and costs (NaN: unjudged, no
+/// cost), flattened.
 pub struct CwlRun {
     /// Per ranking: its topic.
     pub topics: Arena,
@@ -410,54 +463,80 @@ pub struct CwlRun {
     pub costs: Vec<f64>,
 }
 
-/// Reads a result file, looking its documents up in the gains and its element types in the
-/// costs (None: no cost file).
+impl CwlRankings {
+    /// The documents looked up in the gains, their element types in the costs (None: no cost
+    /// file).
+    pub fn judged(self, gains: &CwlGains, costs: Option<&CwlCosts>) -> CwlRun {
+        let type_costs: Vec<f64> = self
+            .types
+            .ids
+            .iter()
+            .map(|t| costs.and_then(|c| c.cost(t)).unwrap_or(f64::NAN))
+            .collect();
+        let mut looked_up = Vec::with_capacity(self.kinds.len());
+        let mut relevant = Vec::with_capacity(self.ends.len());
+        let mut start = 0;
+        for (r, &end) in self.ends.iter().enumerate() {
+            let topic = gains.topic(self.topics.get(r));
+            relevant.push(topic.map_or(0.0, |t| gains.relevant[t as usize]));
+            looked_up.extend((start..end).map(|d| {
+                topic
+                    .and_then(|t| gains.gain(t, self.docnos.get(d)))
+                    .unwrap_or(f64::NAN)
+            }));
+            start = end;
+        }
+        CwlRun {
+            topics: self.topics,
+            ends: self.ends,
+            relevant,
+            gains: looked_up,
+            costs: self.kinds.iter().map(|&k| type_costs[k as usize]).collect(),
+        }
+    }
+}
+
+/// Reads a result file and looks its documents up (`read_cwl_rankings`, then `judged`).
 pub fn read_cwl_result(
     input: Input,
     gains: &CwlGains,
     costs: Option<&CwlCosts>,
     depth: usize,
 ) -> Result<CwlRun> {
-    let mut run = CwlRun::default();
-    let (mut topic, mut kept) = (None::<u32>, 0usize);
-    let mut last_type: (Vec<u8>, f64) = (Vec::new(), f64::NAN);
-    let name = each_line(input, |line| {
-        if line.count != 6 {
-            return Err(line.error("needs 6 fields: topic element_type docno rank score run_id"));
-        }
-        let id = line.field(0);
-        if run.topics.is_empty() || run.topics.get(run.topics.len() - 1) != id {
-            if !run.topics.is_empty() {
-                run.ends.push(run.gains.len());
-            }
-            run.topics.push(id);
-            topic = gains.topic(id);
-            run.relevant
-                .push(topic.map_or(0.0, |t| gains.relevant[t as usize]));
-            kept = 0;
-        }
-        if kept == depth {
-            return Ok(());
-        }
-        kept += 1;
-        let gain = topic.and_then(|t| gains.gain(t, line.field(2)));
-        run.gains.push(gain.unwrap_or(f64::NAN));
-        let element_type = line.field(1);
-        if last_type.0 != element_type {
-            let cost = costs.and_then(|c| c.cost(element_type));
-            last_type = (element_type.to_vec(), cost.unwrap_or(f64::NAN));
-        }
-        run.costs.push(last_type.1);
-        Ok(())
-    })?;
-    if run.topics.is_empty() {
-        return Err(Error::in_file(
-            "no results (cwl_eval fails on an empty result file)",
-            &name,
-        ));
-    }
-    run.ends.push(run.gains.len());
-    Ok(run)
+    Ok(read_cwl_rankings(input, depth)?.judged(gains, costs))
+}
+
+fn read_cwl_judgments(
+    gain_file: &str,
+    cost_file: Option<&str>,
+    (min_gain, max_gain): (f64, f64),
+) -> Result<(CwlGains, Option<CwlCosts>)> {
+    let gains = read_cwl_gains(open_cwl_file(gain_file)?, min_gain, max_gain)?;
+    let costs = match cost_file {
+        Some(path) => Some(read_cwl_costs(open_cwl_file(path)?)?),
+        None => None,
+    };
+    Ok((gains, costs))
+}
+
+/// The gain file (checked against [min_gain, max_gain]) and the cost file, and, read at the
+/// same time on a second thread, the result file's rankings: each file's outcome, the gain
+/// and cost files' together (their first error).
+pub fn read_cwl_files(
+    gain_file: &str,
+    cost_file: Option<&str>,
+    result_file: &str,
+    bounds: (f64, f64),
+    depth: usize,
+) -> (Result<(CwlGains, Option<CwlCosts>)>, Result<CwlRankings>) {
+    std::thread::scope(|scope| {
+        let ahead = scope.spawn(|| read_cwl_rankings(open_cwl_file(result_file)?, depth));
+        let judgments = read_cwl_judgments(gain_file, cost_file, bounds);
+        let rankings = ahead.join().unwrap_or_else(|_| {
+            Err(Error::in_file("reading failed (a thread panicked)", result_file))
+        });
+        (judgments, rankings)
+    })
 }
 
 #[cfg(test)]
@@ -523,7 +602,8 @@ mod tests {
         // \r, \r\n and \n end lines; \x0b, \x0c, \x1c and U+2028 do not (they only separate fields)
         let g = gains("q 0 a 1\rq 0 b 0.5\r\nq 0 c 0\nq\x0b0\x0cd\u{2028}1\x1ce").unwrap();
         assert_eq!(g.gains, [1.0, 0.5, 0.0, 1.0]);
-        assert_eq!(g.lines, [1, 2, 3, 4]);
+        let e = gains("q 0 a 1\rq 0 b 0.5\r\nq 0 c 0\nq 0 d 2").err().unwrap();
+        assert_eq!(e.line, Some(4));
         let e = gains("q 0 a 1\rq 0 b\n").err().unwrap();
         assert_eq!(
             e.to_string(),
@@ -536,6 +616,10 @@ mod tests {
         let g = gains("q 0 a 2\nq 0 a 0.5\n").unwrap(); // 2 is replaced before the check
         assert_eq!(g.gains, [0.5]);
         assert_eq!(g.relevant, [1.0]);
+        let g = gains("q 0 a 1\nq 0 b 1\nq 0 a 0\np 0 a 1\n").unwrap();
+        assert_eq!(g.relevant, [1.0, 1.0]);
+        let e = gains("q 0 a 2\nq 0 b 3\nq 0 a 0.5\n").err().unwrap(); // a is fine again
+        assert_eq!(e.to_string(), "g:2: gain 3.0 is above --max_gain 1.0");
         // topic p comes first: its bad gain is reported, at the line that gave it
         let e = gains("p 0 x 0\nq 0 a 3\np 0 x -1\n").err().unwrap();
         assert_eq!(e.to_string(), "g:3: gain -1.0 is below --min_gain 0.0");

@@ -47,7 +47,8 @@ mod tests;
 
 pub use boundary::{part_start, PartStart};
 pub use cwl::{
-    open_cwl_file, read_cwl_costs, read_cwl_gains, read_cwl_result, CwlCosts, CwlGains, CwlRun,
+    open_cwl_file, read_cwl_costs, read_cwl_files, read_cwl_gains, read_cwl_rankings,
+    read_cwl_result, CwlCosts, CwlGains, CwlRankings, CwlRun,
 };
 use qrels::QrelsBuilder;
 pub use relations::{Groups, Preferences, RelFormat, Relations, Subtopics};
