@@ -14,7 +14,7 @@ pub mod numeric;
 pub mod output;
 
 use crate::error::{Error, Result};
-pub use metrics::{CwlRecord, Metric, Rule, CWL_RECORDS};
+pub use metrics::{CwlRecord, Metric, PowMemo, Rule, CWL_RECORDS};
 use numeric::{cumprod, cumsum, dot, np_sum};
 
 /// What an unjudged or unretrieved rank is worth, and how deep the user model looks.
@@ -179,6 +179,58 @@ pub fn metric(rule: Rule, params: Vec<f64>, depth: usize, name: &str) -> Result<
     }
 }
 
+/// Whether a rule's W depends only on its parameters and the costs (TBG, U-measure): a topic
+/// whose cost vector is the topic before's (every cost 1 without a cost file) has its model.
+fn cost_model(rule: Rule) -> bool {
+    matches!(rule, Rule::Tbg | Rule::UMeasure)
+}
+
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// A metric's state from topic to topic in `measure_all`: its model when it does not depend
+/// on the ranking, or on the costs alone (with the costs it was made for), and its `pow` memo.
+#[derive(Default)]
+struct Kept {
+    fixed: Option<Model>,
+    by_costs: Option<(Vec<f64>, Model)>,
+    memo: PowMemo,
+}
+
+impl Kept {
+    /// The metric's model on a case: kept, or made in `scratch`.
+    fn model<'a>(
+        &'a mut self,
+        metric: &Metric,
+        r: &Ranking,
+        scratch: &'a mut Model,
+    ) -> std::result::Result<&'a Model, String> {
+        if fixed_model(metric.rule) {
+            if self.fixed.is_none() {
+                let mut own = Model::default();
+                own.of(metric, r, &mut self.memo)?;
+                self.fixed = Some(own);
+            }
+            return Ok(self.fixed.as_ref().expect("made above"));
+        }
+        if cost_model(metric.rule) {
+            let stale = match &self.by_costs {
+                Some((costs, _)) => !same_bits(costs, &r.costs),
+                None => true,
+            };
+            if stale {
+                let mut own = Model::default();
+                own.of(metric, r, &mut self.memo)?;
+                self.by_costs = Some((r.costs.clone(), own));
+            }
+            return Ok(&self.by_costs.as_ref().expect("made above").1);
+        }
+        scratch.of(metric, r, &mut self.memo)?;
+        Ok(scratch)
+    }
+}
+
 /// Whether a rule's C depends only on its parameters and the depth, not on the ranking:
 /// its W and L are then the same for every topic and both cases.
 fn fixed_model(rule: Rule) -> bool {
@@ -195,7 +247,7 @@ fn fixed_model(rule: Rule) -> bool {
 }
 
 /// A metric's W and L on one case (buffers reused from metric to metric).
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Model {
     products: Vec<f64>,
     w: Vec<f64>,
@@ -223,14 +275,19 @@ impl Model {
     }
 
     /// A metric's model on a case of a ranking, as `weights` computes it.
-    fn of(&mut self, metric: &Metric, r: &Ranking) -> std::result::Result<(), String> {
+    fn of(
+        &mut self,
+        metric: &Metric,
+        r: &Ranking,
+        memo: &mut PowMemo,
+    ) -> std::result::Result<(), String> {
         match metric.own_weights(r) {
             Some(w) => {
                 let c = metrics::continuation_from_weights(&w);
                 self.w = w;
                 self.l = stopping_from(&c);
             }
-            None => self.set_continuation(&metric.continuation(r)?),
+            None => self.set_continuation(&metric.continuation_with(r, memo)?),
         }
         Ok(())
     }
@@ -279,34 +336,23 @@ pub fn measure_all(
 ) -> std::result::Result<Vec<f64>, (usize, usize, String)> {
     let mut values =
         Vec::with_capacity(topics.len() * metrics.len() * if residuals { 10 } else { 5 });
-    let mut fixed: Vec<Option<Model>> = metrics.iter().map(|_| None).collect();
-    let mut model = Model::default();
+    let mut kept: Vec<Kept> = metrics.iter().map(|_| Kept::default()).collect();
+    let mut scratch = Model::default();
     for (t, topic) in topics.iter().enumerate() {
         let worst = Case::new(topic, bounds, true);
         let best = residuals.then(|| Case::new(topic, bounds, false));
-        for (m, metric) in metrics.iter().enumerate() {
+        for (m, (metric, kept)) in metrics.iter().zip(&mut kept).enumerate() {
             let fail = |e: String| (t, m, e);
-            if fixed_model(metric.rule) {
-                if fixed[m].is_none() {
-                    let mut own = Model::default();
-                    own.of(metric, &worst.ranking).map_err(fail)?;
-                    fixed[m] = Some(own);
-                }
-                let own = fixed[m].as_ref().expect("computed above");
-                push_case(
-                    &mut values,
-                    own.values(&worst),
-                    best.as_ref().map(|b| own.values(b)),
-                );
-                continue;
-            }
-            model.of(metric, &worst.ranking).map_err(fail)?;
-            let worst_values = model.values(&worst);
+            let worst_values = kept
+                .model(metric, &worst.ranking, &mut scratch)
+                .map_err(fail)?
+                .values(&worst);
             let best_values = match &best {
-                Some(b) => {
-                    model.of(metric, &b.ranking).map_err(fail)?;
-                    Some(model.values(b))
-                }
+                Some(b) => Some(
+                    kept.model(metric, &b.ranking, &mut scratch)
+                        .map_err(fail)?
+                        .values(b),
+                ),
                 None => None,
             };
             push_case(&mut values, worst_values, best_values);
@@ -422,6 +468,8 @@ mod tests {
             (Rule::UMeasure, &[10.0]),
             (Rule::IftGoal, &[2.0, 0.9, 10.0]),
             (Rule::IftRate, &[0.2, 0.9, 10.0]),
+            (Rule::IftGoalRate, &[2.0, 0.9, 1.0, 0.2, 0.9, 2.0]),
+            (Rule::Inst, &[1.0]),
             (Rule::Nerr8, &[4.0]),
             (Rule::Nerr10, &[0.9]),
             (Rule::Set, &[0.5, 5.0]),
@@ -449,8 +497,15 @@ mod tests {
                         _ => 0.0,
                     })
                     .collect();
+                let uniform = next() % 2 == 0; // no cost file: the same costs topic after topic
                 let costs: Vec<f64> = (0..n)
-                    .map(|_| [f64::NAN, 1.0, 2.5][(next() % 3) as usize])
+                    .map(|_| {
+                        if uniform {
+                            f64::NAN
+                        } else {
+                            [f64::NAN, 1.0, 2.5][(next() % 3) as usize]
+                        }
+                    })
                     .collect();
                 data.push((gains, costs, (next() % 5) as f64));
             }

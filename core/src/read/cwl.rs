@@ -365,7 +365,13 @@ pub fn read_cwl_gains(input: Input, min_gain: f64, max_gain: f64) -> Result<CwlG
             return Err(line.error("needs 4 fields: topic unused docno gain"));
         }
         let gain = line.number(3, "gain")?;
-        gains.add(line.field(0), line.field(2), gain, line.number, (min_gain, max_gain));
+        gains.add(
+            line.field(0),
+            line.field(2),
+            gain,
+            line.number,
+            (min_gain, max_gain),
+        );
         Ok(())
     })?;
     gains.check(&name, min_gain, max_gain)?;
@@ -533,7 +539,10 @@ pub fn read_cwl_files(
         let ahead = scope.spawn(|| read_cwl_rankings(open_cwl_file(result_file)?, depth));
         let judgments = read_cwl_judgments(gain_file, cost_file, bounds);
         let rankings = ahead.join().unwrap_or_else(|_| {
-            Err(Error::in_file("reading failed (a thread panicked)", result_file))
+            Err(Error::in_file(
+                "reading failed (a thread panicked)",
+                result_file,
+            ))
         });
         (judgments, rankings)
     })
@@ -602,7 +611,9 @@ mod tests {
         // \r, \r\n and \n end lines; \x0b, \x0c, \x1c and U+2028 do not (they only separate fields)
         let g = gains("q 0 a 1\rq 0 b 0.5\r\nq 0 c 0\nq\x0b0\x0cd\u{2028}1\x1ce").unwrap();
         assert_eq!(g.gains, [1.0, 0.5, 0.0, 1.0]);
-        let e = gains("q 0 a 1\rq 0 b 0.5\r\nq 0 c 0\nq 0 d 2").err().unwrap();
+        let e = gains("q 0 a 1\rq 0 b 0.5\r\nq 0 c 0\nq 0 d 2")
+            .err()
+            .unwrap();
         assert_eq!(e.line, Some(4));
         let e = gains("q 0 a 1\rq 0 b\n").err().unwrap();
         assert_eq!(
