@@ -54,7 +54,13 @@ pub(crate) fn cwl_read(
     depth: usize,
 ) -> PyResult<PyCwlInputs> {
     let (judgments, rankings) = py.allow_threads(|| {
-        read::read_cwl_files(gain_file, cost_file, result_file, (min_gain, max_gain), depth)
+        read::read_cwl_files(
+            gain_file,
+            cost_file,
+            result_file,
+            (min_gain, max_gain),
+            depth,
+        )
     });
     let (gains, costs) = judgments.map_err(|e| to_py(py, e))?;
     Ok(PyCwlInputs {
