@@ -224,6 +224,8 @@ BAD_INPUTS = [
     ({"metrics": "IFTGoalCWLMetric(1000.0,1.0,10.0)\n"}, ["-m", "metrics"], "math range error"),
     ({}, ["--max_depth", "0"], "--max_depth"),
 ]
+# trecgain's own bound (cwl_eval would try to allocate vectors of 10^23 doubles): a clean error too
+BEYOND_BOUNDS = [["--max_depth", "99999999999999999999999"], ["--max_depth", "1000000001"]]
 
 
 def test_bad_input_is_one_line_where_cwl_eval_fails(tmp_path: Path) -> None:
@@ -244,6 +246,14 @@ def test_bad_input_is_one_line_where_cwl_eval_fails(tmp_path: Path) -> None:
         outcome = run_cli(["cwl", *argv])
         assert outcome.rc == 1 and outcome.stdout == b"", (argv, outcome)
         assert outcome.stderr.count("\n") == 1 and where in outcome.stderr, (where, outcome.stderr)
+
+
+def test_depth_beyond_bounds_is_one_line(tmp_path: Path) -> None:
+    paths = _write(tmp_path, {"gains": GOOD_GAINS, "run": GOOD_RUN})
+    for extra in BEYOND_BOUNDS:
+        outcome = run_cli(["cwl", paths["gains"], paths["run"], *extra])
+        assert outcome.rc == 1 and outcome.stdout == b"" and outcome.stderr.count("\n") == 1, outcome
+        assert "--max_depth must be from 1 to 1000000000" in outcome.stderr
 
 
 def test_usage_errors() -> None:

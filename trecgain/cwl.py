@@ -37,6 +37,8 @@ DEFAULT_METRICS = (
     "RBPCWLMetric(0.8)", "NDCGCWLMetric(5)", "NDCGCWLMetric(10)", "RRCWLMetric()", "APCWLMetric()",
     "INSTCWLMetric(1.0)", "INSTCWLMetric(2.0)", "INSTCWLMetric(3.0)",
 )
+#: The deepest ranking measured: every metric holds a few vectors of this many doubles per topic.
+MAX_DEPTH = 10**9
 HEADER = "Topic\tMetric\tEU\tETU\tEC\tETC\tED"
 RESIDUAL_HEADER = HEADER + "\tResEU\tResETU\tResEC\tResETC\tResED"
 _CUT = 64  # fields echoed in messages are cut to this many characters
@@ -171,8 +173,8 @@ def evaluate(gain_file: str, result_file: str, cost_file: str | None = None, met
     """cwl_eval's measurement of a result file (its arguments, its defaults)."""
     from . import _core  # not at start-up: only C/W/L needs the core
 
-    if max_depth < 1:
-        raise TrecgainError(f"--max_depth must be at least 1, not {max_depth}")
+    if not 1 <= max_depth <= MAX_DEPTH:
+        raise TrecgainError(f"--max_depth must be from 1 to {MAX_DEPTH}, not {max_depth}")
     # the gain and cost files' errors first, then the metrics file's, then the result file's
     inputs = _core.cwl_read(gain_file, cost_file, result_file, float(min_gain), float(max_gain), max_depth)
     metrics = read_metrics(metrics_file)

@@ -17,7 +17,7 @@ GAIN_FILE is a qrels file whose judgments are gains (topic unused docno gain); R
 whose second field is the element type the cost file prices.  The metrics file has a line per metric,
 ClassName(params) as cwl_eval names them (PrecisionCWLMetric(10), RBPCWLMetric(0.8), INSTCWLMetric(3.0),
 BPMCWLMetric(1.0,20), IFTGoalRateCWLMetric(...), NERReq8CWLMetric(10), ...: docs/cwl.md lists them)."""
-USAGE = "usage: trecgain cwl GAIN_FILE RESULT_FILE [-c COST_FILE] [-m METRICS_FILE] [-n] [-r] [--max_gain G] ..."
+USAGE = "usage: trecgain cwl GAIN_FILE RESULT_FILE [-c COST_FILE] [-m METRICS_FILE] [-b BIB_FILE] [-n] [-r] ..."
 
 
 def _number(value: str | None, option: str, default: float, kind: type = float) -> float:
