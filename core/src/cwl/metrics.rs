@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use super::numeric::{cumsum, math_log, math_pow, np_pow, np_sum, np_sum_sparse};
+use super::numeric::{cumsum, math_log, math_pow, np_pow, np_sum, Sparse};
 use super::Ranking;
 
 /// One metric class: how a metrics file names it, its parameters (a default, spelled as
@@ -402,11 +402,11 @@ fn average_precision(gains: &[f64]) -> Vec<f64> {
         .enumerate()
         .map(|(i, g)| g / (i as f64 + 1.0))
         .collect();
-    let nonzero: Vec<usize> = (0..n).filter(|&i| rii[i] != 0.0).collect();
-    let tails: Vec<f64> = if nonzero.len() * 16 < n {
+    let sparse = Sparse::new(&rii);
+    let tails: Vec<f64> = if sparse.count() * 4 < n {
         // few gains: each tail's pairwise sum walked over its nonzero terms only (the same
         // sums in the same order: adding a zero changes no nonzero sum)
-        (0..=n).map(|i| np_sum_sparse(&rii, i, &nonzero)).collect()
+        (0..=n).map(|i| sparse.tail_sum(i)).collect()
     } else {
         (0..=n).map(|i| np_sum(&rii[i..])).collect()
     };

@@ -37,42 +37,71 @@ fn pairwise(values: &[f64]) -> f64 {
     pairwise(&values[..half]) + pairwise(&values[half..])
 }
 
-/// `np_sum(&values[start..])` where `nonzero` lists (ascending) the indices of `values`'
-/// nonzero terms: numpy's pairwise grouping walked over those terms alone, the all-zero
-/// blocks skipped. Exact: a zero added to a nonzero sum leaves it as it is, and a sum of
-/// zeros is a zero, which the final `0.0 +` makes +0.0 whatever its sign.
-pub fn np_sum_sparse(values: &[f64], start: usize, nonzero: &[usize]) -> f64 {
-    let from = nonzero.partition_point(|&i| i < start);
-    0.0 + pairwise_sparse(values, start, values.len(), &nonzero[from..])
+/// A vector's nonzero terms: where they are, and how many lie before each index (so that
+/// the terms of any range are found without a search).
+pub struct Sparse<'a> {
+    values: &'a [f64],
+    nonzero: Vec<usize>,
+    /// `before[i]`: the nonzero terms at indices below i.
+    before: Vec<usize>,
 }
 
-/// `pairwise(&values[start..end])` over the nonzero terms `nonzero` (all in start..end).
-fn pairwise_sparse(values: &[f64], start: usize, end: usize, nonzero: &[usize]) -> f64 {
-    if nonzero.is_empty() {
-        return 0.0;
-    }
-    let n = end - start;
-    if n < 8 {
-        return nonzero.iter().fold(-0.0, |sum, &i| sum + values[i]);
-    }
-    if n <= 128 {
-        let whole = start + n - n % 8;
-        let mut sums = [0.0f64; 8];
-        let split = nonzero.partition_point(|&i| i < whole);
-        for &i in &nonzero[..split] {
-            sums[(i - start) % 8] += values[i];
+impl<'a> Sparse<'a> {
+    pub fn new(values: &'a [f64]) -> Sparse<'a> {
+        let mut nonzero = Vec::new();
+        let mut before = Vec::with_capacity(values.len() + 1);
+        for (i, v) in values.iter().enumerate() {
+            before.push(nonzero.len());
+            if *v != 0.0 {
+                nonzero.push(i);
+            }
         }
-        let head = ((sums[0] + sums[1]) + (sums[2] + sums[3]))
-            + ((sums[4] + sums[5]) + (sums[6] + sums[7]));
-        return nonzero[split..]
-            .iter()
-            .fold(head, |sum, &i| sum + values[i]);
+        before.push(nonzero.len());
+        Sparse {
+            values,
+            nonzero,
+            before,
+        }
     }
-    let half = n / 2;
-    let middle = start + half - half % 8;
-    let split = nonzero.partition_point(|&i| i < middle);
-    pairwise_sparse(values, start, middle, &nonzero[..split])
-        + pairwise_sparse(values, middle, end, &nonzero[split..])
+
+    /// How many terms are not zero.
+    pub fn count(&self) -> usize {
+        self.nonzero.len()
+    }
+
+    /// `np_sum(&values[start..])`: numpy's pairwise grouping walked over the nonzero terms
+    /// alone, the all-zero blocks skipped. Exact: a zero added to a nonzero sum leaves it as it
+    /// is, and a sum of zeros is a zero, which the final `0.0 +` makes +0.0 whatever its sign.
+    pub fn tail_sum(&self, start: usize) -> f64 {
+        0.0 + self.pairwise(start, self.values.len())
+    }
+
+    /// `pairwise(&values[start..end])`.
+    fn pairwise(&self, start: usize, end: usize) -> f64 {
+        let terms = &self.nonzero[self.before[start]..self.before[end]];
+        if terms.is_empty() {
+            return 0.0;
+        }
+        let values = self.values;
+        let n = end - start;
+        if n < 8 {
+            return terms.iter().fold(-0.0, |sum, &i| sum + values[i]);
+        }
+        if n <= 128 {
+            let whole = start + n - n % 8;
+            let split = self.before[whole] - self.before[start];
+            let mut sums = [0.0f64; 8];
+            for &i in &terms[..split] {
+                sums[(i - start) % 8] += values[i];
+            }
+            let head = ((sums[0] + sums[1]) + (sums[2] + sums[3]))
+                + ((sums[4] + sums[5]) + (sums[6] + sums[7]));
+            return terms[split..].iter().fold(head, |sum, &i| sum + values[i]);
+        }
+        let half = n / 2;
+        let middle = start + half - half % 8;
+        self.pairwise(start, middle) + self.pairwise(middle, end)
+    }
 }
 
 /// `np.cumsum`.
@@ -287,10 +316,10 @@ mod tests {
                     }
                 })
                 .collect();
-            let nonzero: Vec<usize> = (0..n).filter(|&i| values[i] != 0.0).collect();
+            let sparse_values = Sparse::new(&values);
             for start in 0..=n {
                 let dense = np_sum(&values[start..]);
-                let sparse = np_sum_sparse(&values, start, &nonzero);
+                let sparse = sparse_values.tail_sum(start);
                 assert_eq!(dense.to_bits(), sparse.to_bits(), "n {n} start {start}");
             }
         }

@@ -272,6 +272,21 @@ fn quoted(field: &[u8]) -> String {
     }
 }
 
+/// Whether two identifiers are equal, without a library call for the usual lengths (topics
+/// and docnos of 8 to 16 bytes: two overlapping 8-byte words).
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if (8..=16).contains(&a.len()) {
+        let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8"));
+        let last = a.len() - 8;
+        return word(a, 0) == word(b, 0) && word(a, last) == word(b, last);
+    }
+    a == b
+}
+
 /// A gain file: the last gain of each (topic, docno), in order of first appearance.
 #[derive(Default)]
 pub struct CwlGains {
@@ -291,7 +306,11 @@ pub struct CwlGains {
 
 impl CwlGains {
     fn add(&mut self, topic: &[u8], docno: &[u8], gain: f64, line: u64, (min, max): (f64, f64)) {
-        let t = self.topics.intern(topic);
+        let t = match self.tables.len().checked_sub(1) {
+            // the topic of the line before, as a gain file's lines mostly are
+            Some(last) if same(self.topics.ids.get(last), topic) => last as u32,
+            _ => self.topics.intern(topic),
+        };
         if t as usize == self.tables.len() {
             // room for as many judgments as the topic before had (topics are alike in size)
             let size = self.tables.last().map_or(0, HashTable::len);
@@ -301,7 +320,7 @@ impl CwlGains {
         let hash = hash_id(docno);
         let docnos = &self.docnos;
         let table = &mut self.tables[t as usize];
-        let j = match table.find(hash, |&j| docnos.get(j as usize) == docno) {
+        let j = match table.find(hash, |&j| same(docnos.get(j as usize), docno)) {
             Some(&j) => {
                 if self.gains[j as usize] > 0.0 {
                     self.relevant[t as usize] -= 1.0;
@@ -352,7 +371,9 @@ impl CwlGains {
     #[inline]
     fn gain(&self, t: u32, docno: &[u8]) -> Option<f64> {
         self.tables[t as usize]
-            .find(hash_id(docno), |&j| self.docnos.get(j as usize) == docno)
+            .find(hash_id(docno), |&j| {
+                same(self.docnos.get(j as usize), docno)
+            })
             .map(|&j| self.gains[j as usize])
     }
 }
@@ -432,7 +453,7 @@ pub fn read_cwl_rankings(input: Input, depth: usize) -> Result<CwlRankings> {
             return Err(line.error("needs 6 fields: topic element_type docno rank score run_id"));
         }
         let id = line.field(0);
-        if run.topics.is_empty() || run.topics.get(run.topics.len() - 1) != id {
+        if run.topics.is_empty() || !same(run.topics.get(run.topics.len() - 1), id) {
             if !run.topics.is_empty() {
                 run.ends.push(run.kinds.len());
             }
@@ -558,6 +579,21 @@ mod tests {
 
     fn result(text: &[u8], g: &CwlGains, depth: usize) -> Result<CwlRun> {
         read_cwl_result(Input::from_bytes("r", text.to_vec()), g, None, depth)
+    }
+
+    #[test]
+    fn identifiers_compare_byte_by_byte() {
+        let base = b"FBIS3-16217-LA071";
+        for len in 0..=base.len() {
+            let a = &base[..len];
+            assert!(same(a, a));
+            for at in 0..len {
+                let mut b = a.to_vec();
+                b[at] ^= 1;
+                assert!(!same(a, &b), "{len} {at}");
+            }
+            assert!(!same(a, &base[..len.saturating_sub(1)]) || len == 0);
+        }
     }
 
     #[test]
