@@ -380,7 +380,16 @@ impl CwlGains {
 
 /// Reads a gain file, every gain checked against [min_gain, max_gain].
 pub fn read_cwl_gains(input: Input, min_gain: f64, max_gain: f64) -> Result<CwlGains> {
+    gains_sized(input, min_gain, max_gain, 0)
+}
+
+/// `read_cwl_gains` with room made for a file of `size` bytes (lines of about 20 bytes), so
+/// that the columns are not copied as they grow.
+fn gains_sized(input: Input, min_gain: f64, max_gain: f64, size: u64) -> Result<CwlGains> {
     let mut gains = CwlGains::default();
+    let lines = (size / 20) as usize;
+    gains.docnos.reserve(lines, lines * 12);
+    gains.gains.reserve(lines);
     let name = each_line(input, |line| {
         if line.count < 4 {
             return Err(line.error("needs 4 fields: topic unused docno gain"));
@@ -446,7 +455,15 @@ pub struct CwlRankings {
 /// Reads a result file: exactly six fields a line, each stretch of lines of one topic a
 /// ranking, its first `depth` documents kept (the lines after them checked).
 pub fn read_cwl_rankings(input: Input, depth: usize) -> Result<CwlRankings> {
+    rankings_sized(input, depth, 0)
+}
+
+/// `read_cwl_rankings` with room made for a file of `size` bytes (lines of about 32 bytes).
+fn rankings_sized(input: Input, depth: usize, size: u64) -> Result<CwlRankings> {
     let mut run = CwlRankings::default();
+    let lines = (size / 32) as usize;
+    run.docnos.reserve(lines, lines * 14);
+    run.kinds.reserve(lines);
     let mut kept = 0usize;
     let name = each_line(input, |line| {
         if line.count != 6 {
@@ -538,12 +555,25 @@ fn read_cwl_judgments(
     cost_file: Option<&str>,
     (min_gain, max_gain): (f64, f64),
 ) -> Result<(CwlGains, Option<CwlCosts>)> {
-    let gains = read_cwl_gains(open_cwl_file(gain_file)?, min_gain, max_gain)?;
+    let gains = gains_sized(
+        open_cwl_file(gain_file)?,
+        min_gain,
+        max_gain,
+        size_of(gain_file),
+    )?;
     let costs = match cost_file {
         Some(path) => Some(read_cwl_costs(open_cwl_file(path)?)?),
         None => None,
     };
     Ok((gains, costs))
+}
+
+/// The size of a regular file (0 when it is not one: a pipe, a device).
+fn size_of(path: &str) -> u64 {
+    std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map_or(0, |m| m.len())
 }
 
 /// The gain file (checked against [min_gain, max_gain]) and the cost file, and, read at the
@@ -557,7 +587,8 @@ pub fn read_cwl_files(
     depth: usize,
 ) -> (Result<(CwlGains, Option<CwlCosts>)>, Result<CwlRankings>) {
     std::thread::scope(|scope| {
-        let ahead = scope.spawn(|| read_cwl_rankings(open_cwl_file(result_file)?, depth));
+        let ahead = scope
+            .spawn(|| rankings_sized(open_cwl_file(result_file)?, depth, size_of(result_file)));
         let judgments = read_cwl_judgments(gain_file, cost_file, bounds);
         let rankings = ahead.join().unwrap_or_else(|_| {
             Err(Error::in_file(
