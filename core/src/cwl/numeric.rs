@@ -79,10 +79,14 @@ impl<'a> Sparse<'a> {
     /// `pairwise(&values[start..end])`.
     fn pairwise(&self, start: usize, end: usize) -> f64 {
         let terms = &self.nonzero[self.before[start]..self.before[end]];
-        if terms.is_empty() {
-            return 0.0;
-        }
         let values = self.values;
+        // with at most two nonzero terms every grouping rounds once, in a + b (zeros add nothing)
+        match *terms {
+            [] => return 0.0,
+            [a] => return values[a],
+            [a, b] => return values[a] + values[b],
+            _ => {}
+        }
         let n = end - start;
         if n < 8 {
             return terms.iter().fold(-0.0, |sum, &i| sum + values[i]);
