@@ -466,6 +466,50 @@ def w_diversity(*measures: str) -> Callable[[Context], Setup]:
     return setup
 
 
+#: Metrics only `trecgain cwl` computes (issue 21), each in a metrics file line as cwl_eval names it.
+CWL_ONLY_METRICS = ("TBGCWLMetric(224)", "UMeasureCWLMetric(1000)", "IFTGoalCWLMetric(2.0,0.9,10)",
+                    "IFTRateCWLMetric(0.2,0.9,10)", "IFTGoalRateCWLMetric(2.0,0.9,10,0.2,0.9,10)",
+                    "NPVCWLMetric(0.1)", "SETCWLMetric(0.5,10)", "BPMDCWLMetric(1,10,1.0,1.0,0.5)")
+
+
+def cwl_gain_file(ctx: Context) -> Files:
+    """The 4.5M-line dense input's qrels as a cwl_eval gain file (cached beside the shape): each
+    grade halved, so robust03's 0, 1, 2 are gains 0, 0.5, 1 (cwl_eval wants gains in [0, 1])."""
+    base = ctx.real("r03_x3", "mix4500")
+    target = ctx.data_dir / f"{base.qrels.stem}.gains.txt"
+    if not target.exists():
+        out = []
+        with open(base.qrels, encoding="utf-8") as f:
+            for line in f:
+                qid, it, docno, grade = line.split()
+                out.append(f"{qid} {it} {docno} {max(int(grade), 0) / 2:g}\n")
+        partial = target.with_name(target.name + ".part")
+        partial.write_text("".join(out), encoding="utf-8")
+        partial.replace(target)
+    return Files(target, base.run, base.run_lines, base.qrels_lines,
+                 f"{base.description}, its qrels as cwl_eval gains (grade / 2)")
+
+
+def w_cwl(*metrics: str) -> Callable[[Context], Setup]:
+    """`trecgain cwl` (cwl_eval's measures, issue 21) on the 4.5M-line dense input's run with its
+    qrels as gains, against trecgain's own `-m ndcg_cut.10` on the same run and qrels; without
+    `metrics`, cwl_eval's 16 defaults, else a metrics file of them (cached in the data dir)."""
+
+    def setup(ctx: Context) -> Setup:
+        gains, plain = cwl_gain_file(ctx), ctx.real("r03_x3", "mix4500")
+        argv = [ctx.args.trecgain, "cwl", str(gains.qrels), str(gains.run)]
+        if metrics:
+            path = ctx.data_dir / f"cwl_metrics_{hashlib.sha256(' '.join(metrics).encode()).hexdigest()[:12]}.txt"
+            path.write_text("".join(m + "\n" for m in metrics), encoding="utf-8")
+            argv += ["-m", str(path)]
+        reference = "trecgain -m ndcg_cut.10"
+        return Setup([Tool("trecgain cwl", argv), ctx.tg(plain, "-m", "ndcg_cut.10", name=reference)],
+                     _files_note(gains), subject="trecgain cwl", reference=reference,
+                     ref_label="trecgain's `-m ndcg_cut.10` on the same run and qrels", compare=False,
+                     needs_all=False)  # cwl_eval's output has no `all` line: the exit status is checked
+    return setup
+
+
 def w_lines20m(ctx: Context) -> Setup:
     f5, f20 = ctx.shape("mix5m"), ctx.shape("mix20m")
     opts = ("-m", "ndcg_cut.10")
@@ -590,6 +634,12 @@ WORKLOADS: list[Workload] = [
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_diversity("alpha_nDCG@20")),
     Workload("nnrbp4500", "the same, `-R subtopics -m nNRBP` alone (trecgain only: the whole greedy ideal)",
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_diversity("nNRBP")),
+    Workload("cwl4500", "the same run, its qrels as gains, `trecgain cwl` with cwl_eval's 16 default metrics "
+             "(trecgain only: cwl_eval's output)", "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False,
+             w_cwl()),
+    Workload("cwl_only4500", "the same, `trecgain cwl -m` TBG, U-measure, IFT (3), NPV, SET, BPM dynamic "
+             "(trecgain only: measures only `trecgain cwl` has)", "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None,
+             False, False, w_cwl(*CWL_ONLY_METRICS)),
     Workload("accuracy4500", "the same, `-m Accuracy` (trecgain only: ir_measures' Accuracy, its own tie order)",
              "<= 1.5x trecgain's `-m ndcg_cut.10`", 1.5, None, False, False, w_new_measure("-m", "Accuracy")),
     Workload("prefs100k", "a preference file of 50K judgments, the 100K-line run, `-R prefs -m all_prefs`",

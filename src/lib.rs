@@ -48,6 +48,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluation::py_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(kernels::kernels, m)?)?;
     m.add_function(wrap_pyfunction!(cwl::cwl_records, m)?)?;
-    m.add_function(wrap_pyfunction!(cwl::cwl_measure, m)?)?;
+    m.add_class::<cwl::PyCwlInputs>()?;
+    m.add_class::<cwl::PyCwlMeasured>()?;
+    m.add_function(wrap_pyfunction!(cwl::cwl_read, m)?)?;
+    m.add_function(wrap_pyfunction!(cwl::cwl_evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(cwl::cwl_bibtex, m)?)?;
     Ok(())
 }

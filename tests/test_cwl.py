@@ -224,6 +224,8 @@ BAD_INPUTS = [
     ({"metrics": "IFTGoalCWLMetric(1000.0,1.0,10.0)\n"}, ["-m", "metrics"], "math range error"),
     ({}, ["--max_depth", "0"], "--max_depth"),
 ]
+# trecgain's own bound (cwl_eval would try to allocate vectors of 10^23 doubles): a clean error too
+BEYOND_BOUNDS = [["--max_depth", "99999999999999999999999"], ["--max_depth", "1000000001"]]
 
 
 def test_bad_input_is_one_line_where_cwl_eval_fails(tmp_path: Path) -> None:
@@ -246,13 +248,19 @@ def test_bad_input_is_one_line_where_cwl_eval_fails(tmp_path: Path) -> None:
         assert outcome.stderr.count("\n") == 1 and where in outcome.stderr, (where, outcome.stderr)
 
 
+def test_depth_beyond_bounds_is_one_line(tmp_path: Path) -> None:
+    paths = _write(tmp_path, {"gains": GOOD_GAINS, "run": GOOD_RUN})
+    for extra in BEYOND_BOUNDS:
+        outcome = run_cli(["cwl", paths["gains"], paths["run"], *extra])
+        assert outcome.rc == 1 and outcome.stdout == b"" and outcome.stderr.count("\n") == 1, outcome
+        assert "--max_depth must be from 1 to 1000000000" in outcome.stderr
+
+
 def test_usage_errors() -> None:
     for args in (["cwl"], ["cwl", "a"], ["cwl", "a", "b", "--max_depth", "x"], ["cwl", "a", "b", "--max_gain", "y"],
                  ["cwl", "a", "b", "--no-such-option"]):
         outcome = run_cli(args)
         assert outcome.rc == 2 and outcome.stdout == b"" and outcome.stderr.count("\n") == 1, (args, outcome)
-    outcome = run_cli(["cwl", "a", "b", "-b", "bib"])
-    assert outcome.rc == 1 and "not supported" in outcome.stderr
     assert run_cli(["cwl", "-h"]).stdout.startswith(b"usage: trecgain cwl")
 
 
@@ -328,3 +336,112 @@ def test_metrics_file_lines_read_as_cwl_eval_reads_them(name: str, params: str, 
     except ValueError:
         ours = None
     assert ours == theirs, line
+
+
+def _write(folder: Path, files: dict[str, str | bytes]) -> dict[str, str]:
+    paths = {}
+    for name, text in files.items():
+        path = folder / name
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+        paths[name] = str(path)
+    return paths
+
+
+# Files cwl_eval reads without failing, written as Python's text reading allows: CR and CRLF line
+# ends, Unicode whitespace between fields, float() spellings; each must print what cwl_eval prints.
+ODD_BUT_READABLE = [
+    {"gains": "1 0 a 1\r1 0 b 0.5\r\n1 0 c .25\n2 0 a 5e-1", "run": "1 Q0 a 1 2 r\r1 Q0 b 2 1 r\r\n1 Q0 c 3 1 r\n2 Q0 a 1 1 r"},
+    {"gains": "1\u00a00\u3000a\u20001\n1\x1c0\x1db\x1e0_5e-1\n1 0 c \u0660.\u0665\n", "run": "1\u2003Q0\u00a0a 1 2 r\n1 Q0 c\x1f2 1 r\n"},
+    {"gains": "1 0 a 1\n1 0 b nan\n1 0 c 1\n1 0 c 0.125\n", "run": "1 Q0 b 1 2 r\n1 Q0 c 2 1 r\n1 Q0 a 3 1 r\n"},
+    {"gains": "\ufeff1 0 a 1\n1 0 b 1\n", "run": "\ufeff1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n"},  # a BOM is part of the topic
+]
+
+
+def test_odd_but_readable_files_read_as_cwl_eval_reads_them(tmp_path: Path) -> None:
+    argvs = []
+    for i, files in enumerate(ODD_BUT_READABLE):
+        folder = tmp_path / f"o{i}"
+        folder.mkdir()
+        paths = _write(folder, {**files, "costs": "Q0\u00a02.5\r\n"})
+        argvs.append([paths["gains"], paths["run"], "-c", paths["costs"], "-n", "-r", "--max_depth", "12"])
+    for argv, ref in zip(argvs, _oracle(argvs, tmp_path)):
+        assert ref["error"] is None, (argv, ref["error"])
+        outcome = run_cli(["cwl", *argv])
+        assert outcome.rc == 0 and outcome.stdout == ref["stdout"].encode(), (argv, outcome)
+
+
+# Bad files beyond BAD_INPUTS, each with the file and line the message must name (cwl_eval fails on each).
+MORE_BAD_INPUTS = [
+    ({"gains": b"1 0 a 1\n1 0 b 0.5\n1 0 caf\xe9 1\n"}, "gains:3: not UTF-8 text"),
+    ({"gains": b"1 0 a 1\r1 0 b\r1 0 c 1\n"}, "gains:2: needs 4 fields"),
+    ({"gains": b"1 0 a 1__0\n"}, "gains:1: gain '1__0' is not a number"),
+    ({"gains": b"1 0 a 1\n1 0 a 3\n1 0 b 0\n"}, "gains:2: gain 3.0 is above --max_gain 1.0"),
+    ({"run": b"1 Q0 a 1 2 r\r\n1 Q0 b 2 1 r x\r\n"}, "run:2: needs 6 fields"),
+    ({"run": b"1 Q0 a 1 2 r\n1\xa0Q0 b 2 1 r\n"}, "run:2: not UTF-8 text"),
+    ({"costs": b"Q0 1\nD 1e\n"}, "costs:2: cost '1e' is not a number"),
+]
+
+
+def test_more_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
+    argvs = []
+    for i, (files, _) in enumerate(MORE_BAD_INPUTS):
+        folder = tmp_path / f"m{i}"
+        folder.mkdir()
+        paths = _write(folder, {"gains": GOOD_GAINS, "run": GOOD_RUN, "costs": "Q0 1\n", **files})
+        argvs.append([paths["gains"], paths["run"], "-c", paths["costs"]])
+    for argv, ref, (_, where) in zip(argvs, _oracle(argvs, tmp_path), MORE_BAD_INPUTS):
+        assert ref["error"] is not None, argv
+        outcome = run_cli(["cwl", *argv])
+        assert outcome.rc == 1 and outcome.stdout == b"", (argv, outcome)
+        assert outcome.stderr.count("\n") == 1 and where in outcome.stderr, (where, outcome.stderr)
+    missing = run_cli(["cwl", str(tmp_path / "none"), argvs[0][1]])
+    assert missing.rc == 1 and missing.stdout == b"" and "none: cannot read: No such file" in missing.stderr
+
+
+ALL_CLASSES = """CWLMetric()
+PrecisionCWLMetric(3)
+RBPCWLMetric(0.5)
+RRCWLMetric()
+APCWLMetric()
+TrAPCWLMetric()
+NDCGCWLMetric(5)
+INSTCWLMetric(2.0)
+INSQCWLMetric(1.0)
+TBGCWLMetric(10)
+BPMCWLMetric(1.0,5)
+BPMDCWLMetric()
+UMeasureCWLMetric(50)
+IFTGoalCWLMetric(2.0,0.9,10)
+IFTRateCWLMetric(0.2,0.9,10)
+IFTGoalRateCWLMetric(2.0,0.9,10,0.2,0.9,10)
+NERReq8CWLMetric(5)
+NERReq9CWLMetric(5)
+NERReq10CWLMetric(0.9)
+NERReq11CWLMetric(1.0)
+NPVCWLMetric(0.1)
+SETCWLMetric(0.5,5)
+PrecisionCWLMetric(5)
+"""
+
+
+def test_bib_file_is_cwl_evals(tmp_path: Path) -> None:
+    """`-b`: the BibTeX file cwl_eval writes for the same metrics, byte for byte (its own entry, each
+    metric class's once, in order of first use; the base class's empty one too)."""
+    metric_sets = {"defaults": None, "all": ALL_CLASSES, "reversed": "".join(reversed(ALL_CLASSES.splitlines(True))),
+                   "some": "NPVCWLMetric(0.2)\nRRCWLMetric()\nIFTRateCWLMetric(0.2,0.9,10)\nRRCWLMetric()\n"}
+    argvs, ours = [], []
+    for name, metrics in metric_sets.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        paths = _write(folder, {"gains": GOOD_GAINS, "run": GOOD_RUN, **({"metrics": metrics} if metrics else {})})
+        extra = ["-m", paths["metrics"]] if metrics else []
+        argvs.append([paths["gains"], paths["run"], *extra, "-b", str(folder / "theirs.bib")])
+        ours.append([paths["gains"], paths["run"], *extra, "-b", str(folder / "ours.bib")])
+    for argv, mine, ref in zip(argvs, ours, _oracle(argvs, tmp_path)):
+        assert ref["error"] is None, ref
+        outcome = run_cli(["cwl", *mine])
+        assert outcome.rc == 0 and outcome.stdout == ref["stdout"].encode()
+        assert Path(mine[-1]).read_bytes() == Path(argv[-1]).read_bytes(), argv
+    unwritable = run_cli(["cwl", *ours[0][:-1], str(tmp_path / "no" / "such" / "dir.bib")])
+    assert unwritable.rc == 1 and unwritable.stdout == b"" and unwritable.stderr.count("\n") == 1
+    assert "dir.bib: cannot write" in unwritable.stderr

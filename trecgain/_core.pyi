@@ -28,7 +28,11 @@ __all__ = [
     "assemble",
     "kernels",
     "cwl_records",
-    "cwl_measure",
+    "CwlInputs",
+    "CwlMeasured",
+    "cwl_read",
+    "cwl_evaluate",
+    "cwl_bibtex",
 ]
 
 class _BinaryReader(Protocol):
@@ -314,14 +318,25 @@ def exit_on_interrupt(announce: bool) -> None: ...
 def die_with_parent(parent: int) -> None: ...
 def exit_on_out_of_memory(announce: bool) -> None: ...
 
-# C/W/L (trecgain.cwl): cwl_eval's metric classes, and every metric on every topic at once.
+# C/W/L (trecgain.cwl): cwl_eval's metric classes; its gain, cost and result files read; every
+# metric measured on every ranking; the BibTeX file of its -b.
 def cwl_records() -> list[tuple[str, list[tuple[str, str | None]], str]]: ...
-def cwl_measure(
+
+class CwlInputs: ...
+
+def cwl_read(
+    gain_file: str, cost_file: str | None, result_file: str, min_gain: float, max_gain: float, depth: int
+) -> CwlInputs: ...
+
+class CwlMeasured:
+    def topics(self) -> list[str]: ...
+    def values(self) -> list[float]: ...
+    def text(self, colnames: bool) -> bytes: ...
+
+def cwl_evaluate(
+    inputs: CwlInputs,
     metrics: list[tuple[int, list[float], str]],
-    gains: list[float],
-    costs: list[float],
-    ends: list[int],
-    judged_relevant: list[float],
     bounds: tuple[int, float, float, float],
     residuals: bool,
-) -> tuple[list[float], tuple[int | None, int, str] | None]: ...
+) -> tuple[CwlMeasured | None, tuple[str | None, int, str] | None]: ...
+def cwl_bibtex(records: list[int]) -> str: ...

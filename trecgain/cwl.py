@@ -1,9 +1,10 @@
 """cwl_eval's C/W/L measures (PyPI cwl-eval 1.0.12: Azzopardi, Moffat, Thomas, Zuccon),
 re-implemented exactly; `evaluate(...).to_text()` is what `cwl_eval` prints.
 
-The files are read as cwl_eval reads them (text lines, split on whitespace); the kernels are
-the core's (trecgain_core::cwl, with the table of metric classes); this module reads, names
-and formats.  Its rules, in short (docs/cwl.md has them all):
+The core reads the gain, cost and result files as cwl_eval reads them (trecgain_core::read::cwl),
+measures with its kernels (trecgain_core::cwl, with the table of metric classes) and prints the
+lines; this module reads the metrics file, names the metrics and hands out the values.  The
+rules, in short (docs/cwl.md has them all):
 
 * gain file: `topic unused docno gain`, fields after the fourth ignored; a docno judged
   twice keeps the last gain; every gain must lie in [--min_gain, --max_gain].
@@ -15,6 +16,8 @@ and formats.  Its rules, in short (docs/cwl.md has them all):
   for the residuals, the best (--max_gain, --min_cost).
 * metrics file: one `ClassName(p1,p2,...)` a line, a parameter with a `.` a float, else an
   int; without one, cwl_eval's 16 default metrics.
+* all files: UTF-8 text, lines ending in \n, \r\n or \r, fields split on Python's whitespace,
+  numbers as Python's float() reads them.
 
 Where cwl_eval crashes with a traceback (a line with too few fields, a bad number, an empty
 result file, an unknown class, a metric whose assumptions the gains break), trecgain raises
@@ -23,7 +26,6 @@ TrecgainError naming the file and line, or the topic and metric; nothing is prin
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from .errors import TrecgainError
@@ -35,6 +37,8 @@ DEFAULT_METRICS = (
     "RBPCWLMetric(0.8)", "NDCGCWLMetric(5)", "NDCGCWLMetric(10)", "RRCWLMetric()", "APCWLMetric()",
     "INSTCWLMetric(1.0)", "INSTCWLMetric(2.0)", "INSTCWLMetric(3.0)",
 )
+#: The deepest ranking measured: every metric holds a few vectors of this many doubles per topic.
+MAX_DEPTH = 10**9
 HEADER = "Topic\tMetric\tEU\tETU\tEC\tETC\tED"
 RESIDUAL_HEADER = HEADER + "\tResEU\tResETU\tResEC\tResETC\tResED"
 _CUT = 64  # fields echoed in messages are cut to this many characters
@@ -50,20 +54,45 @@ class CwlMetric:
     line: int | None = None  # its line in the metrics file
 
 
-@dataclass(frozen=True)
 class CwlResult:
-    """Per topic block and metric: (topic, metric name, EU, ETU, EC, ETC, ED[, 5 residuals])."""
+    """Every metric on every ranking of a result file, as cwl_eval measures and prints them."""
 
-    rows: list[tuple]
-    residuals: bool
-    colnames: bool
+    def __init__(self, measured: object, metrics: list[CwlMetric], residuals: bool, colnames: bool) -> None:
+        self._measured = measured
+        self.metrics = metrics
+        self.residuals = residuals
+        self.colnames = colnames
+
+    @property
+    def rows(self) -> list[tuple]:
+        """Per ranking and metric: (topic, metric name, EU, ETU, EC, ETC, ED[, 5 residuals])."""
+        width = 10 if self.residuals else 5
+        values = self._measured.values()
+        rows, at = [], 0
+        for topic in self._measured.topics():
+            for m in self.metrics:
+                rows.append((topic, m.name, *values[at:at + width]))
+                at += width
+        return rows
 
     def to_text(self) -> str:
         """cwl_eval's output: the optional header, then a tab-separated line per row, 4 decimals."""
-        width = 10 if self.residuals else 5
-        line = "{0}\t{1}" + "".join(f"\t{{{i}:.4f}}" for i in range(2, 2 + width)) + "\n"
-        head = (RESIDUAL_HEADER if self.residuals else HEADER) + "\n" if self.colnames else ""
-        return head + "".join(line.format(*row) for row in self.rows)
+        return self.to_bytes().decode()
+
+    def to_bytes(self) -> bytes:
+        """`to_text()` as UTF-8 bytes (what `trecgain cwl` writes)."""
+        return self._measured.text(self.colnames)
+
+    def bibtex(self) -> str:
+        """The BibTeX file cwl_eval's `-b` writes for these metrics."""
+        return bibtex(self.metrics)
+
+
+def bibtex(metrics: list[CwlMetric]) -> str:
+    """cwl_eval's BibTeX file (`-b`) for a list of metrics: its own entry, then each metric's once."""
+    from . import _core  # not at start-up: only C/W/L needs the core's table
+
+    return _core.cwl_bibtex([m.record for m in metrics])
 
 
 def records() -> list[tuple]:
@@ -88,42 +117,6 @@ def _lines(path: str):
         raise TrecgainError("not UTF-8 text", path, number + 1) from None
     except OSError as err:
         raise TrecgainError(f"cannot read: {err.strerror or err}", path) from None
-
-
-def _number(text: str, what: str, path: str, line: int) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise TrecgainError(f"{what} {_cut(text)!r} is not a number", path, line) from None
-
-
-def read_gains(path: str, min_gain: float = 0.0, max_gain: float = 1.0) -> dict[str, dict[str, float]]:
-    """The gain file: topic -> docno -> gain (the last line of a pair wins), checked against the range."""
-    gains: dict[str, dict[str, float]] = {}
-    where: dict[tuple[str, str], int] = {}
-    for number, line in _lines(path):
-        parts = line.split()
-        if len(parts) < 4:
-            raise TrecgainError("needs 4 fields: topic unused docno gain", path, number)
-        gains.setdefault(parts[0], {})[parts[2]] = _number(parts[3], "gain", path, number)
-        where[parts[0], parts[2]] = number
-    for topic, docs in gains.items():
-        for doc, gain in docs.items():
-            if gain > max_gain or gain < min_gain:
-                bound = f"above --max_gain {max_gain}" if gain > max_gain else f"below --min_gain {min_gain}"
-                raise TrecgainError(f"gain {gain} is {bound}", path, where[topic, doc])
-    return gains
-
-
-def read_costs(path: str) -> dict[str, float]:
-    """The cost file: element type -> cost (the last line of a type wins)."""
-    costs: dict[str, float] = {}
-    for number, line in _lines(path):
-        parts = line.split()
-        if len(parts) != 2:
-            raise TrecgainError("needs 2 fields: element_type cost", path, number)
-        costs[parts[0]] = _number(parts[1], "cost", path, number)
-    return costs
 
 
 def _argument(text: str) -> int | float:
@@ -174,60 +167,24 @@ def read_metrics(path: str | None) -> list[CwlMetric]:
     return out
 
 
-def read_result(path: str) -> list[tuple[str, list[tuple[str, str]]]]:
-    """The result file's rankings: (topic, [(docno, element type)]) per run of consecutive lines."""
-    blocks: list[tuple[str, list[tuple[str, str]]]] = []
-    for number, line in _lines(path):
-        parts = line.split()
-        if len(parts) != 6:
-            raise TrecgainError("needs 6 fields: topic element_type docno rank score run_id", path, number)
-        if not blocks or blocks[-1][0] != parts[0]:
-            blocks.append((parts[0], []))
-        blocks[-1][1].append((parts[2], parts[1]))
-    if not blocks:
-        raise TrecgainError("no results (cwl_eval fails on an empty result file)", path)
-    return blocks
-
-
 def evaluate(gain_file: str, result_file: str, cost_file: str | None = None, metrics_file: str | None = None,
              colnames: bool = False, residuals: bool = False, max_gain: float = 1.0, min_gain: float = 0.0,
              max_cost: float = 1.0, min_cost: float = 1.0, max_depth: int = 1000) -> CwlResult:
     """cwl_eval's measurement of a result file (its arguments, its defaults)."""
-    if max_depth < 1:
-        raise TrecgainError(f"--max_depth must be at least 1, not {max_depth}")
-    gains = read_gains(gain_file, min_gain, max_gain)
-    costs = read_costs(cost_file) if cost_file is not None else {}
+    from . import _core  # not at start-up: only C/W/L needs the core
+
+    if not 1 <= max_depth <= MAX_DEPTH:
+        raise TrecgainError(f"--max_depth must be from 1 to {MAX_DEPTH}, not {max_depth}")
+    # the gain and cost files' errors first, then the metrics file's, then the result file's
+    inputs = _core.cwl_read(gain_file, cost_file, result_file, float(min_gain), float(max_gain), max_depth)
     metrics = read_metrics(metrics_file)
-    blocks = read_result(result_file)
-    flat_gains, flat_costs, ends, judged = [], [], [], []
-    nan = math.nan
-    for topic, docs in blocks:
-        judgments = gains.get(topic, {})
-        kept = docs[:max_depth]
-        flat_gains.extend(judgments.get(doc, nan) for doc, _ in kept)
-        flat_costs.extend(costs.get(kind, nan) for _, kind in kept)
-        ends.append(len(flat_gains))
-        judged.append(float(sum(1 for g in judgments.values() if g > 0.0)))
-    return _measured(blocks, metrics, metrics_file, (flat_gains, flat_costs, ends, judged),
-                     (max_depth, max_gain, max_cost, min_cost), residuals, colnames)
-
-
-def _measured(blocks: list, metrics: list[CwlMetric], metrics_file: str | None, vectors: tuple, bounds: tuple,
-              residuals: bool, colnames: bool) -> CwlResult:
-    from . import _core  # not at start-up: only C/W/L needs the kernels
-
     specs = [(m.record, list(m.values), m.name) for m in metrics]
-    values, problem = _core.cwl_measure(specs, *vectors, bounds, residuals)
+    bounds = (max_depth, float(max_gain), float(max_cost), float(min_cost))
+    measured, problem = _core.cwl_evaluate(inputs, specs, bounds, residuals)
     if problem is not None:
         topic, index, message = problem
         if topic is None:  # the metric's parameters
             raise TrecgainError(message, metrics_file, metrics[index].line)
-        raise TrecgainError(f"C/W/L metric {metrics[index].name.strip()} on topic {_cut(blocks[topic][0])}: "
+        raise TrecgainError(f"C/W/L metric {metrics[index].name.strip()} on topic {_cut(topic)}: "
                             f"{message} (cwl_eval stops there with a traceback)")
-    width = 10 if residuals else 5
-    rows, at = [], 0
-    for topic, _ in blocks:
-        for m in metrics:
-            rows.append((topic, m.name, *values[at:at + width]))
-            at += width
-    return CwlResult(rows, residuals, colnames)
+    return CwlResult(measured, metrics, residuals, colnames)

@@ -17,7 +17,7 @@ GAIN_FILE is a qrels file whose judgments are gains (topic unused docno gain); R
 whose second field is the element type the cost file prices.  The metrics file has a line per metric,
 ClassName(params) as cwl_eval names them (PrecisionCWLMetric(10), RBPCWLMetric(0.8), INSTCWLMetric(3.0),
 BPMCWLMetric(1.0,20), IFTGoalRateCWLMetric(...), NERReq8CWLMetric(10), ...: docs/cwl.md lists them)."""
-USAGE = "usage: trecgain cwl GAIN_FILE RESULT_FILE [-c COST_FILE] [-m METRICS_FILE] [-n] [-r] [--max_gain G] ..."
+USAGE = "usage: trecgain cwl GAIN_FILE RESULT_FILE [-c COST_FILE] [-m METRICS_FILE] [-b BIB_FILE] [-n] [-r] ..."
 
 
 def _number(value: str | None, option: str, default: float, kind: type = float) -> float:
@@ -35,7 +35,8 @@ def _number(value: str | None, option: str, default: float, kind: type = float) 
 @click.option("-c", "--cost_file", metavar="COST_FILE", type=TEXT, help="costs per element type (element_type cost)")
 @click.option("-m", "--metrics_file", metavar="METRICS_FILE", type=TEXT,
               help="the metrics, one ClassName(params) a line (default: cwl_eval's 16)")
-@click.option("-b", "--bib_file", metavar="BIB_FILE", type=TEXT, help="(cwl_eval's BibTeX output: not supported)")
+@click.option("-b", "--bib_file", metavar="BIB_FILE", type=TEXT,
+              help="write the BibTeX of the metrics used to this file (as cwl_eval does)")
 @click.option("-n", "--colnames", is_flag=True, help="a header line first")
 @click.option("-r", "--residuals", is_flag=True, help="the residuals too (unjudged items at best minus at worst)")
 @click.option("--max_gain", metavar="G", type=TEXT, help="the highest gain: checks the gain file, residuals (1.0)")
@@ -53,8 +54,6 @@ def COMMAND(ctx: click.Context, show_help: bool, cost_file: str | None, metrics_
         return 0
     if len(files) != 2:
         raise UsageError("GAIN_FILE and RESULT_FILE")
-    if bib_file is not None:
-        raise TrecgainError("-b (cwl_eval's BibTeX file) is not supported")
     from .. import cwl  # not at start-up: only this command needs it
 
     result = cwl.evaluate(
@@ -62,5 +61,16 @@ def COMMAND(ctx: click.Context, show_help: bool, cost_file: str | None, metrics_
         max_gain=_number(max_gain, "--max_gain", 1.0), min_gain=_number(min_gain, "--min_gain", 0.0),
         max_cost=_number(max_cost, "--max_cost", 1.0), min_cost=_number(min_cost, "--min_cost", 1.0),
         max_depth=int(_number(max_depth, "--max_depth", 1000, int)))
-    write_stdout(result.to_text().encode())
+    if bib_file:  # cwl_eval writes it after the output; here before, so that a failure prints nothing
+        _write_bibtex(bib_file, result.bibtex())
+    write_stdout(result.to_bytes())
     return 0
+
+
+def _write_bibtex(path: str, text: str) -> None:
+    """The BibTeX file, as cwl_eval writes it (UTF-8 here, whatever the locale)."""
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as err:
+        raise TrecgainError(f"cannot write: {err.strerror or err}", path) from None

@@ -4,7 +4,9 @@
 //! it), its parameters with their defaults, the name it prints under. Each rule keeps
 //! cwl_eval's arithmetic and order; docs/cwl.md says each in words.
 
-use super::numeric::{cumsum, math_log, math_pow, np_pow, np_sum};
+use std::collections::HashMap;
+
+use super::numeric::{cumsum, math_log, math_pow, np_pow, np_sum, Sparse};
 use super::Ranking;
 
 /// One metric class: how a metrics file names it, its parameters (a default, spelled as
@@ -242,6 +244,124 @@ impl Metric {
     }
 }
 
+/// Values of the rules that call the C library's `pow` at every rank, remembered by their
+/// inputs (the same inputs give the same value: nothing in the arithmetic changes), kept
+/// from rank to rank and topic to topic for one metric: INST's C by (running gain, rank), IFT's
+/// goal term by the running gain, its rate term by (running gain, rank, running cost).
+#[derive(Default)]
+pub struct PowMemo {
+    goal: Option<(u64, f64)>,
+    /// Per running gain met: per rank, (running cost's bits, value).
+    ranks: Vec<Vec<Option<(u64, f64)>>>,
+    /// Running gain's bits -> its index in `ranks`.
+    index: HashMap<u64, usize>,
+    /// The running gain of the rank before and its index (looked up again only when it changes).
+    last: Option<(u64, usize)>,
+}
+
+/// The most running gains remembered (fine-grained gains make new ones all the time).
+const MEMO_GAINS: usize = 4096;
+
+impl PowMemo {
+    fn goal(&mut self, p: &[f64], y: f64) -> Result<f64, String> {
+        match self.goal {
+            Some((bits, value)) if bits == y.to_bits() => Ok(value),
+            _ => {
+                let value = ift_goal(p[0], p[1], p[2], y)?;
+                self.goal = Some((y.to_bits(), value));
+                Ok(value)
+            }
+        }
+    }
+
+    /// The index in `ranks` of running gain `y` (a vector of `n` ranks).
+    fn slot(&mut self, y: f64, n: usize) -> usize {
+        let bits = y.to_bits();
+        if let Some((last, at)) = self.last {
+            if last == bits {
+                return at;
+            }
+        }
+        let at = match self.index.get(&bits) {
+            Some(&at) => at,
+            None => {
+                if self.ranks.len() >= MEMO_GAINS {
+                    self.ranks.clear();
+                    self.index.clear();
+                }
+                self.ranks.push(vec![None; n]);
+                self.index.insert(bits, self.ranks.len() - 1);
+                self.ranks.len() - 1
+            }
+        };
+        if self.ranks[at].len() < n {
+            self.ranks[at].resize(n, None);
+        }
+        self.last = Some((bits, at));
+        at
+    }
+
+    /// `compute`'s value at rank index `i` (of `n`) for running gain `y` and running cost `k`.
+    fn at(
+        &mut self,
+        i: usize,
+        n: usize,
+        y: f64,
+        k: f64,
+        compute: impl FnOnce() -> Result<f64, String>,
+    ) -> Result<f64, String> {
+        let at = self.slot(y, n);
+        match self.ranks[at][i] {
+            Some((bits, value)) if bits == k.to_bits() => Ok(value),
+            _ => {
+                let value = compute()?;
+                self.ranks[at][i] = Some((k.to_bits(), value));
+                Ok(value)
+            }
+        }
+    }
+}
+
+impl Metric {
+    /// `continuation`, remembering what INST and IFT compute with `pow` in `memo` (the same
+    /// values).
+    pub fn continuation_with(&self, r: &Ranking, memo: &mut PowMemo) -> Result<Vec<f64>, String> {
+        let p = &self.params;
+        let n = r.gains.len();
+        match self.rule {
+            Rule::Inst => {
+                let gains = unit_gains(&r.gains)?;
+                let cum = cumsum(gains);
+                (0..n)
+                    .map(|i| memo.at(i, n, cum[i], 0.0, || Ok(inst_at(p[0], i, cum[i]))))
+                    .collect()
+            }
+            Rule::IftGoal => cumsum(&r.gains).iter().map(|&y| memo.goal(p, y)).collect(),
+            Rule::IftRate | Rule::IftGoalRate => {
+                let (y, k) = (cumsum(&r.gains), cumsum(&r.costs));
+                let rate = if self.rule == Rule::IftRate {
+                    &p[0..3]
+                } else {
+                    &p[3..6]
+                };
+                (0..n)
+                    .map(|i| {
+                        let goal = match self.rule {
+                            Rule::IftGoalRate => Some(memo.goal(p, y[i])?),
+                            _ => None,
+                        };
+                        let value = memo.at(i, n, y[i], k[i], || {
+                            ift_rate(rate[0], rate[1], rate[2], y[i], k[i])
+                        })?;
+                        Ok(goal.map_or(value, |g| g * value))
+                    })
+                    .collect()
+            }
+            _ => self.continuation(r),
+        }
+    }
+}
+
 /// C(i) = W(i+1) / W(i) where W(i) > 0, else 0; the last is 0.
 pub fn continuation_from_weights(weights: &[f64]) -> Vec<f64> {
     let mut c: Vec<f64> = weights
@@ -282,7 +402,14 @@ fn average_precision(gains: &[f64]) -> Vec<f64> {
         .enumerate()
         .map(|(i, g)| g / (i as f64 + 1.0))
         .collect();
-    let tails: Vec<f64> = (0..=n).map(|i| np_sum(&rii[i..])).collect();
+    let sparse = Sparse::new(&rii);
+    let tails: Vec<f64> = if sparse.count() * 4 < n {
+        // few gains: each tail's pairwise sum walked over its nonzero terms only (the same
+        // sums in the same order: adding a zero changes no nonzero sum)
+        (0..=n).map(|i| sparse.tail_sum(i)).collect()
+    } else {
+        (0..=n).map(|i| np_sum(&rii[i..])).collect()
+    };
     let mut c: Vec<f64> = (0..n.saturating_sub(1))
         .map(|i| {
             if tails[i + 1] > 0.0 {
@@ -313,12 +440,15 @@ fn inst(t: f64, gains: &[f64]) -> Vec<f64> {
     cumsum(gains)
         .iter()
         .enumerate()
-        .map(|(i, cg)| {
-            let ti = t - cg;
-            let rank = i as f64 + 1.0;
-            square((rank + t + ti - 1.0) / (rank + t + ti))
-        })
+        .map(|(i, cg)| inst_at(t, i, *cg))
         .collect()
+}
+
+/// INST's C at rank index `i` with running gain `cg`.
+fn inst_at(t: f64, i: usize, cg: f64) -> f64 {
+    let ti = t - cg;
+    let rank = i as f64 + 1.0;
+    square((rank + t + ti - 1.0) / (rank + t + ti))
 }
 
 fn insq_ratio(rank: f64, t: f64) -> f64 {

@@ -5,13 +5,16 @@
 //! costs, ED = 1 / W(1). Unjudged documents count as gain 0 and the highest cost; with
 //! residuals also as the highest gain and lowest cost, and each residual is the difference.
 //! The ranking is the run's documents in file order, cut or padded to the depth.
-//! A leaf: reading files and printing belong to the callers (trecgain/cwl.py).
+//! The kernels are a leaf: the files are read by `read::cwl`; `output` prints the values as
+//! cwl_eval does and `bibtex` writes its `-b` file.
 
+pub mod bibtex;
 pub mod metrics;
 pub mod numeric;
+pub mod output;
 
 use crate::error::{Error, Result};
-pub use metrics::{CwlRecord, Metric, Rule, CWL_RECORDS};
+pub use metrics::{CwlRecord, Metric, PowMemo, Rule, CWL_RECORDS};
 use numeric::{cumprod, cumsum, dot, np_sum};
 
 /// What an unjudged or unretrieved rank is worth, and how deep the user model looks.
@@ -170,8 +173,155 @@ pub fn metric(rule: Rule, params: Vec<f64>, depth: usize, name: &str) -> Result<
     }
 }
 
+/// Whether a rule's W depends only on its parameters and the costs (TBG, U-measure): a topic
+/// whose cost vector is the topic before's (every cost 1 without a cost file) has its model.
+fn cost_model(rule: Rule) -> bool {
+    matches!(rule, Rule::Tbg | Rule::UMeasure)
+}
+
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// A metric's state from topic to topic in `measure_all`: its model when it does not depend
+/// on the ranking, or on the costs alone (with the costs it was made for), and its `pow` memo.
+#[derive(Default)]
+struct Kept {
+    fixed: Option<Model>,
+    by_costs: Option<(Vec<f64>, Model)>,
+    memo: PowMemo,
+}
+
+impl Kept {
+    /// The metric's model on a case: kept, or made in `scratch`.
+    fn model<'a>(
+        &'a mut self,
+        metric: &Metric,
+        r: &Ranking,
+        scratch: &'a mut Model,
+    ) -> std::result::Result<&'a Model, String> {
+        if fixed_model(metric.rule) {
+            if self.fixed.is_none() {
+                let mut own = Model::default();
+                own.of(metric, r, &mut self.memo)?;
+                self.fixed = Some(own);
+            }
+            return Ok(self.fixed.as_ref().expect("made above"));
+        }
+        if cost_model(metric.rule) {
+            let stale = match &self.by_costs {
+                Some((costs, _)) => !same_bits(costs, &r.costs),
+                None => true,
+            };
+            if stale {
+                let mut own = Model::default();
+                own.of(metric, r, &mut self.memo)?;
+                self.by_costs = Some((r.costs.clone(), own));
+            }
+            return Ok(&self.by_costs.as_ref().expect("made above").1);
+        }
+        scratch.of(metric, r, &mut self.memo)?;
+        Ok(scratch)
+    }
+}
+
+/// Whether a rule's C depends only on its parameters and the depth, not on the ranking:
+/// its W and L are then the same for every topic and both cases.
+fn fixed_model(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::Undefined
+            | Rule::Precision
+            | Rule::Rbp
+            | Rule::Npv
+            | Rule::Ndcg
+            | Rule::Insq
+            | Rule::Set
+    )
+}
+
+/// A metric's W and L on one case (buffers reused from metric to metric).
+#[derive(Default, Clone)]
+struct Model {
+    products: Vec<f64>,
+    w: Vec<f64>,
+    l: Vec<f64>,
+}
+
+impl Model {
+    /// From C, in `weights_from` and `stopping_from`'s arithmetic: with P(i) = C(1)...C(i-1)
+    /// (P(1) = 1), W(1) = 1 / sum P, W(i) = P(i) W(1), L(i) = P(i) (1 - C(i)).
+    fn set_continuation(&mut self, c: &[f64]) {
+        self.products.clear();
+        self.products.push(1.0);
+        let mut product = 1.0;
+        for (i, ci) in c[..c.len().saturating_sub(1)].iter().enumerate() {
+            product = if i == 0 { *ci } else { product * ci };
+            self.products.push(product);
+        }
+        let first = 1.0 / np_sum(&self.products);
+        self.w.clear();
+        self.w.push(first);
+        self.w.extend(self.products[1..].iter().map(|p| p * first));
+        self.l.clear();
+        self.l
+            .extend(self.products.iter().zip(c).map(|(p, ci)| p * (1.0 - ci)));
+    }
+
+    /// A metric's model on a case of a ranking, as `weights` computes it.
+    fn of(
+        &mut self,
+        metric: &Metric,
+        r: &Ranking,
+        memo: &mut PowMemo,
+    ) -> std::result::Result<(), String> {
+        match metric.own_weights(r) {
+            Some(w) => {
+                let c = metrics::continuation_from_weights(&w);
+                self.w = w;
+                self.l = stopping_from(&c);
+            }
+            None => self.set_continuation(&metric.continuation_with(r, memo)?),
+        }
+        Ok(())
+    }
+
+    /// EU, ETU, EC, ETC, ED on a case, as `score` computes them.
+    fn values(&self, case: &Case) -> [f64; 5] {
+        let r = &case.ranking;
+        [
+            dot(&self.w, &r.gains),
+            dot(&self.l, &case.cum_gains),
+            dot(&self.w, &r.costs),
+            dot(&self.l, &case.cum_costs),
+            1.0 / self.w[0],
+        ]
+    }
+}
+
+/// A case of a ranking with its running gains and costs, shared by every metric.
+struct Case {
+    ranking: Ranking,
+    cum_gains: Vec<f64>,
+    cum_costs: Vec<f64>,
+}
+
+impl Case {
+    fn new(topic: &Topic, bounds: &Bounds, worst: bool) -> Case {
+        let ranking = Ranking::new(topic, bounds, worst);
+        let (cum_gains, cum_costs) = (cumsum(&ranking.gains), cumsum(&ranking.costs));
+        Case {
+            ranking,
+            cum_gains,
+            cum_costs,
+        }
+    }
+}
+
 /// Every metric on every topic: values[topic][metric] flattened, 5 (or 10) per pair; an
 /// error names the topic (its index) and the metric (its index) where cwl_eval would crash.
+/// The values are `measure`'s; the work is shared: each topic's cases once for all metrics,
+/// the model of a metric whose C does not depend on the ranking once for all topics.
 pub fn measure_all(
     metrics: &[Metric],
     topics: &[Topic],
@@ -180,12 +330,37 @@ pub fn measure_all(
 ) -> std::result::Result<Vec<f64>, (usize, usize, String)> {
     let mut values =
         Vec::with_capacity(topics.len() * metrics.len() * if residuals { 10 } else { 5 });
+    let mut kept: Vec<Kept> = metrics.iter().map(|_| Kept::default()).collect();
+    let mut scratch = Model::default();
     for (t, topic) in topics.iter().enumerate() {
-        for (m, metric) in metrics.iter().enumerate() {
-            values.extend(measure(metric, topic, bounds, residuals).map_err(|e| (t, m, e))?);
+        let worst = Case::new(topic, bounds, true);
+        let best = residuals.then(|| Case::new(topic, bounds, false));
+        for (m, (metric, kept)) in metrics.iter().zip(&mut kept).enumerate() {
+            let fail = |e: String| (t, m, e);
+            let worst_values = kept
+                .model(metric, &worst.ranking, &mut scratch)
+                .map_err(fail)?
+                .values(&worst);
+            let best_values = match &best {
+                Some(b) => Some(
+                    kept.model(metric, &b.ranking, &mut scratch)
+                        .map_err(fail)?
+                        .values(b),
+                ),
+                None => None,
+            };
+            push_case(&mut values, worst_values, best_values);
         }
     }
     Ok(values)
+}
+
+/// The worst case's five values, then (with residuals) the best case's minus them.
+fn push_case(values: &mut Vec<f64>, worst: [f64; 5], best: Option<[f64; 5]>) {
+    values.extend_from_slice(&worst);
+    if let Some(best) = best {
+        values.extend(best.iter().zip(&worst).map(|(b, w)| b - w));
+    }
 }
 
 #[cfg(test)]
@@ -265,6 +440,98 @@ mod tests {
         assert!(metric(Rule::Precision, vec![0.0], 10, "P@0").is_err());
         assert!(metric(Rule::Precision, vec![12.0], 10, "P@12").is_err());
         assert!(metric(Rule::Precision, vec![11.0], 10, "P@11").is_ok());
+    }
+
+    #[test]
+    fn measure_all_is_measure_topic_by_topic() {
+        // the shared cases and fixed models change no value (bit for bit) and no error
+        let specs: &[(Rule, &[f64])] = &[
+            (Rule::Undefined, &[]),
+            (Rule::Precision, &[2.0]),
+            (Rule::Rbp, &[0.8]),
+            (Rule::Npv, &[0.1]),
+            (Rule::Rr, &[]),
+            (Rule::Ap, &[]),
+            (Rule::TrAp, &[]),
+            (Rule::Ndcg, &[5.0]),
+            (Rule::Inst, &[2.0]),
+            (Rule::Insq, &[1.0]),
+            (Rule::Tbg, &[5.5]),
+            (Rule::BpmStatic, &[1.0, 4.0]),
+            (Rule::BpmDynamic, &[1.0, 10.0, 1.0, 1.0, 0.5]),
+            (Rule::UMeasure, &[10.0]),
+            (Rule::IftGoal, &[2.0, 0.9, 10.0]),
+            (Rule::IftRate, &[0.2, 0.9, 10.0]),
+            (Rule::IftGoalRate, &[2.0, 0.9, 1.0, 0.2, 0.9, 2.0]),
+            (Rule::Inst, &[1.0]),
+            (Rule::Nerr8, &[4.0]),
+            (Rule::Nerr10, &[0.9]),
+            (Rule::Set, &[0.5, 5.0]),
+        ];
+        let mut x: u64 = 0x1234_5678_9abc;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for depth in [1usize, 5, 40, 300] {
+            let metrics: Vec<Metric> = specs
+                .iter()
+                .map(|(rule, p)| metric(*rule, p.to_vec(), depth, "m").unwrap())
+                .collect();
+            let mut data = Vec::new();
+            for _ in 0..6 {
+                let n = (next() % 350) as usize;
+                let gains: Vec<f64> = (0..n)
+                    .map(|_| match next() % 6 {
+                        0 => f64::NAN,
+                        1 => 1.0,
+                        2 => 0.5,
+                        _ => 0.0,
+                    })
+                    .collect();
+                let uniform = next() % 2 == 0; // no cost file: the same costs topic after topic
+                let costs: Vec<f64> = (0..n)
+                    .map(|_| {
+                        if uniform {
+                            f64::NAN
+                        } else {
+                            [f64::NAN, 1.0, 2.5][(next() % 3) as usize]
+                        }
+                    })
+                    .collect();
+                data.push((gains, costs, (next() % 5) as f64));
+            }
+            let topics: Vec<Topic> = data
+                .iter()
+                .map(|(g, c, r)| Topic {
+                    gains: g,
+                    costs: c,
+                    judged_relevant: *r,
+                })
+                .collect();
+            for residuals in [false, true] {
+                let bounds = Bounds {
+                    depth,
+                    max_gain: 1.0,
+                    max_cost: 2.0,
+                    min_cost: 0.5,
+                };
+                let all = measure_all(&metrics, &topics, &bounds, residuals).unwrap();
+                let one_by_one: Vec<f64> = topics
+                    .iter()
+                    .flat_map(|t| {
+                        metrics
+                            .iter()
+                            .flat_map(|m| measure(m, t, &bounds, residuals).unwrap())
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&all), bits(&one_by_one), "depth {depth}");
+            }
+        }
     }
 
     #[test]

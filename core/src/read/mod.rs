@@ -33,6 +33,7 @@ use crate::arena::Arena;
 use crate::error::{Error, Result};
 
 mod boundary;
+mod cwl;
 mod number;
 mod qrels;
 mod relations;
@@ -45,6 +46,10 @@ mod text;
 mod tests;
 
 pub use boundary::{part_start, PartStart};
+pub use cwl::{
+    open_cwl_file, read_cwl_costs, read_cwl_files, read_cwl_gains, read_cwl_rankings,
+    read_cwl_result, CwlCosts, CwlGains, CwlRankings, CwlRun,
+};
 use qrels::QrelsBuilder;
 pub use relations::{Groups, Preferences, RelFormat, Relations, Subtopics};
 use run::RunBuilder;

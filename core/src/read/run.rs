@@ -34,6 +34,14 @@ impl Interner {
         index
     }
 
+    /// The index of `id`, if it was added.
+    pub fn find(&self, id: &[u8]) -> Option<u32> {
+        let ids = &self.ids;
+        self.table
+            .find(hash_id(id), |&i| ids.get(i as usize) == id)
+            .copied()
+    }
+
     #[inline(never)]
     fn lookup_or_add(&mut self, id: &[u8]) -> u32 {
         let hash = hash_id(id);
