@@ -319,12 +319,54 @@ impl Case {
 }
 
 /// Every metric on every topic: values[topic][metric] flattened, 5 (or 10) per pair; an
-/// error names the topic (its index) and the metric (its index) where cwl_eval would crash.
-/// The values are `measure`'s; the work is shared: each topic's cases once for all metrics,
-/// the model of a metric whose C does not depend on the ranking once for all topics.
+/// error names the topic (its index) and the metric (its index) where cwl_eval would crash
+/// (the first in topic order). The values are `measure`'s; the work is shared: each topic's
+/// cases once for all metrics, the model of a metric whose C does not depend on the ranking
+/// once for a part of the topics. Many topics are measured in parts on up to 8 threads (a
+/// topic's values depend on it alone; each part keeps its own models).
 pub fn measure_all(
     metrics: &[Metric],
     topics: &[Topic],
+    bounds: &Bounds,
+    residuals: bool,
+) -> std::result::Result<Vec<f64>, (usize, usize, String)> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if threads < 2 || topics.len() < PARALLEL_TOPICS {
+        return measure_part(metrics, topics, 0, bounds, residuals);
+    }
+    let per = topics.len().div_ceil(threads);
+    let parts: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = topics
+            .chunks(per)
+            .enumerate()
+            .map(|(i, part)| {
+                scope.spawn(move || measure_part(metrics, part, i * per, bounds, residuals))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut values =
+        Vec::with_capacity(topics.len() * metrics.len() * if residuals { 10 } else { 5 });
+    for part in parts {
+        values.extend(part?); // the first error in topic order
+    }
+    Ok(values)
+}
+
+/// At least this many topics are measured in parts on several threads.
+const PARALLEL_TOPICS: usize = 64;
+
+/// `measure_all` of the topics `first..first + topics.len()`.
+fn measure_part(
+    metrics: &[Metric],
+    topics: &[Topic],
+    first: usize,
     bounds: &Bounds,
     residuals: bool,
 ) -> std::result::Result<Vec<f64>, (usize, usize, String)> {
@@ -336,7 +378,7 @@ pub fn measure_all(
         let worst = Case::new(topic, bounds, true);
         let best = residuals.then(|| Case::new(topic, bounds, false));
         for (m, (metric, kept)) in metrics.iter().zip(&mut kept).enumerate() {
-            let fail = |e: String| (t, m, e);
+            let fail = |e: String| (first + t, m, e);
             let worst_values = kept
                 .model(metric, &worst.ranking, &mut scratch)
                 .map_err(fail)?
@@ -503,35 +545,73 @@ mod tests {
                     .collect();
                 data.push((gains, costs, (next() % 5) as f64));
             }
-            let topics: Vec<Topic> = data
-                .iter()
-                .map(|(g, c, r)| Topic {
-                    gains: g,
-                    costs: c,
-                    judged_relevant: *r,
-                })
-                .collect();
-            for residuals in [false, true] {
-                let bounds = Bounds {
-                    depth,
-                    max_gain: 1.0,
-                    max_cost: 2.0,
-                    min_cost: 0.5,
-                };
-                let all = measure_all(&metrics, &topics, &bounds, residuals).unwrap();
-                let one_by_one: Vec<f64> = topics
+            // 6 topics measured on one thread, 70 in parts on several
+            for count in [6, 70] {
+                let topics: Vec<Topic> = data
                     .iter()
-                    .flat_map(|t| {
-                        metrics
-                            .iter()
-                            .flat_map(|m| measure(m, t, &bounds, residuals).unwrap())
-                            .collect::<Vec<_>>()
+                    .cycle()
+                    .take(count)
+                    .map(|(g, c, r)| Topic {
+                        gains: g,
+                        costs: c,
+                        judged_relevant: *r,
                     })
                     .collect();
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&all), bits(&one_by_one), "depth {depth}");
+                for residuals in [false, true] {
+                    let bounds = Bounds {
+                        depth,
+                        max_gain: 1.0,
+                        max_cost: 2.0,
+                        min_cost: 0.5,
+                    };
+                    let all = measure_all(&metrics, &topics, &bounds, residuals).unwrap();
+                    let one_by_one: Vec<f64> = topics
+                        .iter()
+                        .flat_map(|t| {
+                            metrics
+                                .iter()
+                                .flat_map(|m| measure(m, t, &bounds, residuals).unwrap())
+                                .collect::<Vec<_>>()
+                        })
+                        .collect();
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(
+                        bits(&all),
+                        bits(&one_by_one),
+                        "depth {depth}, {count} topics"
+                    );
+                }
             }
         }
+    }
+
+    #[test]
+    fn the_first_failing_topic_is_named_when_measured_in_parts() {
+        // INST refuses gains above 1: topics 40 and 65 have one, in different parts
+        let good = vec![1.0, 0.0, 0.5];
+        let bad = vec![0.0, 2.0, 0.5];
+        let costs = vec![f64::NAN; 3];
+        let topics: Vec<Topic> = (0..100)
+            .map(|t| Topic {
+                gains: if t == 40 || t == 65 { &bad } else { &good },
+                costs: &costs,
+                judged_relevant: 1.0,
+            })
+            .collect();
+        let bounds = Bounds {
+            depth: 5,
+            max_gain: 1.0,
+            max_cost: 1.0,
+            min_cost: 1.0,
+        };
+        let metrics = vec![
+            metric(Rule::Rbp, vec![0.5], 5, "rbp").unwrap(),
+            metric(Rule::Inst, vec![2.0], 5, "inst").unwrap(),
+        ];
+        let (topic, m, _) = measure_all(&metrics, &topics, &bounds, false).unwrap_err();
+        assert_eq!((topic, m), (40, 1));
+        let (topic, m, _) = measure_all(&metrics, &topics[41..], &bounds, true).unwrap_err();
+        assert_eq!((topic, m), (65 - 41, 1));
     }
 
     #[test]
