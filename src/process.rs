@@ -84,16 +84,43 @@ impl Allocator {
     }
 }
 
+/// Blocks at least this large are backed by huge pages where the system allows it.
+const HUGE_BLOCK: usize = 8 << 20;
+/// A huge page (x86-64, aarch64 with 4 KiB pages).
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Asks the kernel to back the whole huge pages inside a large block with huge pages
+/// (transparent huge pages in "madvise" mode): one fault then maps 2 MiB instead of 4 KiB, and
+/// filling a column of millions of rows faults 512 times less often. Advice only: the block's
+/// contents and validity do not change, and a refusal (THP off, an old kernel) is ignored.
+fn advise_huge(p: *mut u8, size: usize) {
+    if p.is_null() || size < HUGE_BLOCK {
+        return;
+    }
+    let start = (p as usize).next_multiple_of(HUGE_PAGE);
+    let end = (p as usize + size) & !(HUGE_PAGE - 1);
+    if end > start {
+        // SAFETY: [start, end) lies inside the block just allocated (start rounds up, end
+        // rounds down), so the advice concerns memory this process owns; MADV_HUGEPAGE changes
+        // how pages are backed, never what they hold, and its result needs no handling.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
 // SAFETY: every method forwards to `System` with the same arguments and returns its result
 // unchanged, so the GlobalAlloc contract (sizes, alignment, null on failure) is System's; the
-// only addition runs when System has already failed, and either returns that null or ends
-// the process.
+// additions run either on a block System has just returned (`advise_huge`: advice on memory
+// the block holds, sound as it says) or when System has already failed, and then either
+// return that null or end the process.
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: AllocLayout) -> *mut u8 {
         let p = System.alloc(layout);
         if p.is_null() {
             self.out_of_memory();
         }
+        advise_huge(p, layout.size());
         p
     }
 
@@ -102,6 +129,7 @@ unsafe impl GlobalAlloc for Allocator {
         if p.is_null() {
             self.out_of_memory();
         }
+        advise_huge(p, layout.size());
         p
     }
 
@@ -114,6 +142,7 @@ unsafe impl GlobalAlloc for Allocator {
         if p.is_null() {
             self.out_of_memory();
         }
+        advise_huge(p, new_size);
         p
     }
 }
