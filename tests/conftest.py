@@ -111,3 +111,15 @@ def case_invocation(case_id: str, mode: str) -> tuple[list[str], bytes]:
     if mode == "9":
         args = ["--compat", "9", *args]
     return args, stdin
+
+
+def explain_table(text: str) -> list[list[str]]:
+    """`trecgain explain`'s table: its rows, cells split at whitespace (bars dropped)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "docno"])
+    rows = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        rows.append([c for c in line.split() if c != "|"])
+    return rows

@@ -14,7 +14,7 @@ import struct
 
 import pytest
 
-from conftest import CASES, load_case, run_cli
+from conftest import CASES, explain_table, load_case, run_cli
 from trecgain import Evaluator, TrecgainError
 from trecgain.cli import parsed
 from trecgain.cli.console import integer_option
@@ -85,7 +85,7 @@ def test_the_worked_example_on_the_command_line():
     out = run_cli(["explain", "-m", "ndcg_cut.6", "--query", "1", *W])
     assert out.rc == 0 and out.stderr == ""
     text = out.stdout.decode()
-    rows = _table(text)
+    rows = explain_table(text)
     assert [r[0] for r in rows] == ["1", "2", "3", "4", "5", "6"]
     assert [r[1] for r in rows] == ["d1", "d2", "d3", "d4", "d5", "d6"]
     # rank docno score grade gain discount gain/disc DCG ideal ideal-g/d IDCG value
@@ -429,18 +429,6 @@ def test_help():
 # ---------------------------------------------------------------- (d) JSON
 
 
-def _table(text: str) -> list[list[str]]:
-    """The table's rows, cells split at whitespace (bars dropped)."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "docno"])
-    rows = []
-    for line in lines[start + 1:]:
-        if not line.strip():
-            break
-        rows.append([c for c in line.split() if c != "|"])
-    return rows
-
-
 def _f4(x):
     return None if x is None else f"{x:.4f}"
 
@@ -475,7 +463,7 @@ def test_json_parses_and_matches_the_text(args, files):
     doc = json.loads(out.stdout)
     assert doc["query"] == args[args.index("--query") + 1]
     assert set(doc) >= {"rows", "sides", "missed", "ties", "options"}
-    rows = _table(text)
+    rows = explain_table(text)
     assert len(rows) == len(doc["rows"])
     for cells, row in zip(rows, doc["rows"]):
         expected = [str(row["rank"]), row["docno"], None if row["score"] is None else repr(row["score"]),

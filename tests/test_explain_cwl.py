@@ -20,7 +20,7 @@ import struct
 
 import pytest
 
-from conftest import CASES, load_case, run_cli
+from conftest import CASES, explain_table, load_case, run_cli
 from trecgain import Evaluator, TrecgainError
 from trecgain.cli import parsed
 from trecgain.cli.console import integer_option
@@ -257,23 +257,12 @@ def test_num_q_counts_what_the_summary_counts(tmp_path):
 # ---------------------------------------------------------------- the command line, text and JSON
 
 
-def _table(text: str) -> list[list[str]]:
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "docno"])
-    rows = []
-    for line in lines[start + 1:]:
-        if not line.strip():
-            break
-        rows.append(line.split())
-    return rows
-
-
 def test_the_command_line_text(hand):
     out = run_cli(["explain", "-m", "INST(T=2,max_rel=2)", "--query", "1", *hand])
     assert out.rc == 0 and out.stderr == ""
     text = out.stdout.decode()
     e = explain(*hand, "INST(T=2,max_rel=2)", "1")
-    rows = _table(text)
+    rows = explain_table(text)
     assert [r[1] for r in rows] == ["a", "b", "c", "x", "y"]
     assert rows[3][3] == "-" and rows[1][4] == "1" and rows[0][4] == "0.5"  # grade, gain
     for cells, row in zip(rows, e.sides[0].rows):
