@@ -12,6 +12,7 @@ mod ids;
 mod inputs;
 mod kernels;
 mod options;
+mod prefetch;
 mod process;
 mod readers;
 mod rows;
@@ -38,6 +39,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(process::exit_on_interrupt, m)?)?;
     m.add_function(wrap_pyfunction!(process::die_with_parent, m)?)?;
     m.add_function(wrap_pyfunction!(process::exit_on_out_of_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(prefetch::prefetch, m)?)?;
+    m.add_class::<prefetch::Prefetch>()?;
     m.add_class::<inputs::PyQrels>()?;
     m.add_class::<inputs::PyRun>()?;
     m.add_class::<evaluation::PyEvaluation>()?;

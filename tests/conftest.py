@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from trecgain import _core, _entry
 from trecgain.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,14 +23,15 @@ class Outcome:
     stderr: str
 
 
-def run_cli(args: list[str], stdin: bytes = b"") -> Outcome:
-    """Call trecgain's main() in-process, with its standard streams captured."""
+def run_cli(args: list[str], stdin: bytes = b"", prefetch: bool = False) -> Outcome:
+    """Call trecgain's main() in-process, with its standard streams captured; with `prefetch`,
+    given the reading the program starts before click is imported (trecgain._entry), if any."""
     streams = [io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape", write_through=True)
                for data in (stdin, b"", b"")]
     saved = sys.stdin, sys.stdout, sys.stderr
     sys.stdin, sys.stdout, sys.stderr = streams
     try:
-        rc = main(list(args))
+        rc = main(list(args), prefetched=_entry._prefetch(list(args), _core) if prefetch else None)
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved
     out, err = (s.buffer.getvalue() for s in streams[1:])

@@ -30,6 +30,14 @@ def test_case(case_id: str, mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case_id", CASE_IDS)
+def test_case_prefetched(case_id: str, mode: str) -> None:
+    """The program's reading started before click is imported (trecgain._entry) changes nothing."""
+    args, stdin = case_invocation(case_id, mode)
+    check(run_cli(args, stdin, prefetch=True), load_case(case_id)["expect"][mode], case_id, mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("case_id", ["h-worked-linear", "h-stdin-run", "h-score-garbage", "h-bad-flag",
                                      "h-missing-file", "r0040"])
 def test_case_as_process(case_id: str, mode: str) -> None:

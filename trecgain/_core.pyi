@@ -18,6 +18,8 @@ __all__ = [
     "exit_on_interrupt",
     "die_with_parent",
     "exit_on_out_of_memory",
+    "prefetch",
+    "Prefetch",
     "Qrels",
     "Run",
     "Evaluation",
@@ -312,6 +314,14 @@ def assemble(
     keep_values: bool,
     failure: _Failure | None = None,
 ) -> Evaluation: ...
+class Prefetch:
+    """The program's first reading of a qrels file and a run file, on a second thread (`prefetch`)."""
+
+    def wait(self) -> None: ...
+    def take(self, qrels_path: str, run_path: str, qrels_wanted: bool,
+             run_wanted: bool) -> tuple[Qrels | None, Run | None]: ...
+
+def prefetch(qrels_path: str, run_path: str) -> Prefetch: ...
 def part_start(file: object, position: int) -> tuple[int, int]: ...
 def kernels() -> list[_KernelRecord]: ...
 def exit_on_interrupt(announce: bool) -> None: ...

@@ -557,6 +557,7 @@ fn no_lines(source: &str) -> Run {
         ranks: Vec::new(),
         score_is_rank: false,
         distinct_docnos: false,
+        judged: None,
         unit: "line",
         tag: Vec::new(),
         empty_qids: Vec::new(),

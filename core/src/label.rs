@@ -4,12 +4,14 @@
 //! the qrels do not list it, UNJUDGED when listed with a negative grade. With -J every
 //! negative value is dropped and the rest close up their ranks.
 
+use std::sync::Arc;
+
 use hashbrown::HashMap;
 
 use crate::error::Result;
 use crate::options::{Compat, Options, Ties};
 use crate::rank::{check_duplicates, rank_query, rank_query_by, sort_score, Grouping};
-use crate::read::{Qrels, Run};
+use crate::read::{Judged, Qrels, Run};
 
 /// One qrels query's ranking as the evaluation and explain both prepare it: its run lines
 /// (`rows`) ranked under the tie rule and -M, refused if a document is retrieved twice
@@ -86,13 +88,41 @@ fn value_of(grade: Option<f64>) -> f64 {
     }
 }
 
-/// Relevance values of a ranking (run lines in rank order) of qrels query `query`.
+/// Relevance values of a ranking (run lines in rank order) of qrels query `query`: each
+/// document looked up in the qrels, or its judgment taken from `run.judged` when that was
+/// worked out with these very qrels.
 pub fn label_ranking(rows: &[usize], query: usize, run: &Run, qrels: &Qrels, out: &mut Vec<f64>) {
     out.clear();
-    out.extend(
-        rows.iter()
-            .map(|&row| value_of(qrels.grade(query, run.docnos.get(row)))),
-    );
+    match run
+        .judged
+        .as_ref()
+        .filter(|j| std::ptr::eq(&*j.qrels, qrels))
+    {
+        Some(judged) => out.extend(rows.iter().map(|&row| value_of(judged.grade(row)))),
+        None => out.extend(
+            rows.iter()
+                .map(|&row| value_of(qrels.grade(query, run.docnos.get(row)))),
+        ),
+    }
+}
+
+/// Each run line's judgment in `qrels` (the qrels query of the line's qid, the line's docno):
+/// the lookups `label_ranking` would make, made ahead (`Run::judged`).
+pub fn judge(run: &Run, qrels: &Arc<Qrels>) -> Judged {
+    let queries: Vec<Option<usize>> = (0..run.qids.len())
+        .map(|q| qrels.query(run.qids.get(q)))
+        .collect();
+    let judgment = (0..run.query.len())
+        .map(|row| {
+            queries[run.query[row] as usize]
+                .and_then(|q| qrels.judgment(q, run.docnos.get(row)))
+                .map_or(Judged::NONE, |j| j as u32)
+        })
+        .collect();
+    Judged {
+        qrels: Arc::clone(qrels),
+        judgment,
+    }
 }
 
 /// Relevance values of documents (by docno, in rank order) in qrels query `query`.
@@ -156,5 +186,58 @@ pub fn gate_scores(rows: &[usize], run: &Run, compat: Compat, ranked: &mut [f64]
         if *v > 0.0 && sort_score(run.scores[row], compat) <= 0.0 {
             *v = 0.0;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn qrels(judgments: &[(&str, &str, f64)]) -> Arc<Qrels> {
+        let items = judgments
+            .iter()
+            .map(|&(q, d, g)| (q.as_bytes(), d.as_bytes(), g));
+        Arc::new(Qrels::from_judgments("qrels", items, false).unwrap())
+    }
+
+    fn run(lines: &[(&str, &str)]) -> Run {
+        let items = lines
+            .iter()
+            .map(|&(q, d)| (q.as_bytes(), d.as_bytes(), 1.0));
+        Run::from_lines("run", items, Vec::<Vec<u8>>::new()).unwrap()
+    }
+
+    fn labels(run: &Run, qrels: &Qrels, qid: &str) -> Vec<f64> {
+        let query = qrels.query(qid.as_bytes()).unwrap();
+        let rows: Vec<usize> = (0..run.query.len())
+            .filter(|&r| run.qids.get(run.query[r] as usize) == qid.as_bytes())
+            .collect();
+        let mut out = Vec::new();
+        label_ranking(&rows, query, run, qrels, &mut out);
+        out
+    }
+
+    #[test]
+    fn judgments_worked_out_ahead_label_as_the_lookups_do() {
+        let qrels = qrels(&[("1", "a", 2.0), ("1", "b", -1.0), ("2", "a", 0.0)]);
+        let mut run = run(&[("2", "a"), ("1", "c"), ("1", "a"), ("1", "b"), ("3", "a")]);
+        let looked_up = [labels(&run, &qrels, "1"), labels(&run, &qrels, "2")];
+        run.judged = Some(judge(&run, &qrels));
+        let judged = &run.judged.as_ref().unwrap().judgment;
+        assert_eq!(judged[1], Judged::NONE); // c: not listed
+        assert_eq!(judged[4], Judged::NONE); // query 3: not in the qrels
+        assert_eq!(looked_up[0], vec![NOT_IN_QRELS, 2.0, UNJUDGED]);
+        assert_eq!(labels(&run, &qrels, "1"), looked_up[0]);
+        assert_eq!(labels(&run, &qrels, "2"), looked_up[1]);
+    }
+
+    #[test]
+    fn judgments_worked_out_with_other_qrels_are_not_used() {
+        let first = qrels(&[("1", "a", 2.0)]);
+        let other = qrels(&[("1", "a", 1.0)]); // the same file read again, changed meanwhile
+        let mut run = run(&[("1", "a")]);
+        run.judged = Some(judge(&run, &first));
+        assert_eq!(labels(&run, &first, "1"), vec![2.0]);
+        assert_eq!(labels(&run, &other, "1"), vec![1.0]);
     }
 }

@@ -314,6 +314,33 @@ pub fn check_duplicates<'a>(
     Ok(())
 }
 
+/// Whether some query of the run retrieves a docno twice (`Run::distinct_docnos` is its
+/// negation: `check_duplicates` then has nothing to find).
+pub fn has_duplicates(run: &Run) -> bool {
+    // a query's lines are usually together: one small set a query, kept in cache; a query met
+    // again after another is answered by one set of every line
+    let mut done = vec![false; run.qids.len()];
+    let mut seen = hashbrown::HashSet::new();
+    let mut current = None;
+    for row in 0..run.query.len() {
+        let q = run.query[row] as usize;
+        if current != Some(q) {
+            if done[q] {
+                let mut all = hashbrown::HashSet::with_capacity(run.query.len());
+                return (0..run.query.len())
+                    .any(|r| !all.insert((run.query[r], run.docnos.get(r))));
+            }
+            done[q] = true;
+            current = Some(q);
+            seen.clear();
+        }
+        if !seen.insert(run.docnos.get(row)) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Bytes as text for messages (invalid UTF-8 replaced).
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -412,6 +439,29 @@ mod tests {
                 assert_eq!(Some(by_key), a.partial_cmp(&b), "{a} against {b}");
             }
         }
+    }
+
+    #[test]
+    fn duplicates_are_a_docno_twice_in_one_query() {
+        let twice = run(&[("d1", 2.0), ("d2", 1.0), ("d1", 0.5)]);
+        assert!(has_duplicates(&twice));
+        let two_queries = Run::from_lines(
+            "r",
+            [(b"q1", b"d1", 1.0), (b"q2", b"d1", 1.0)],
+            Vec::<Vec<u8>>::new(),
+        )
+        .unwrap();
+        assert!(!has_duplicates(&two_queries));
+        let lines = [("q1", "d1"), ("q2", "d1"), ("q1", "d2"), ("q2", "d2")]; // queries interleaved
+        let interleaved = |extra: Option<(&'static str, &'static str)>| {
+            let items = lines
+                .iter()
+                .chain(extra.iter())
+                .map(|&(q, d)| (q.as_bytes(), d.as_bytes(), 1.0));
+            Run::from_lines("r", items, Vec::<Vec<u8>>::new()).unwrap()
+        };
+        assert!(!has_duplicates(&interleaved(None)));
+        assert!(has_duplicates(&interleaved(Some(("q1", "d1")))));
     }
 
     #[test]

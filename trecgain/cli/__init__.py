@@ -55,8 +55,10 @@ class Trecgain(click.Group):
 PROGRAM = Trecgain("trecgain", add_help_option=False, no_args_is_help=False)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line (sys.argv's by default); the exit status."""
+def main(argv: list[str] | None = None, prefetched: object | None = None) -> int:
+    """Run the command line (sys.argv's by default); the exit status.  `prefetched`: a reading
+    of the last two arguments started before click was imported (trecgain._entry), which the
+    evaluation takes if its options read those files that way."""
     args = sys.argv[1:] if argv is None else list(argv)
     import os  # the environment: completion's request
 
@@ -65,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return complete(PROGRAM, os.environ[COMPLETE_VAR])
     try:
-        with PROGRAM.make_context("trecgain", args) as ctx:
+        with PROGRAM.make_context("trecgain", args, obj=prefetched) as ctx:
             return PROGRAM.invoke(ctx) or 0
     except click.UsageError as err:
         return fail(_usage_message(err), 2)

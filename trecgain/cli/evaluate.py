@@ -98,7 +98,7 @@ def COMMAND(ctx: click.Context, show_help: bool, show_version: bool, measures: t
     if show_version:
         write_stdout(f"trecgain {__version__} (trec_eval 10.0 and 9.x compatible)\n".encode())
         return 0
-    return command(measures=list(measures), files=files, **options)
+    return command(measures=list(measures), files=files, prefetched=ctx.obj, **options)
 
 
 def command(per_query: bool, measures: list[str], complete: bool,
@@ -107,9 +107,11 @@ def command(per_query: bool, measures: list[str], complete: bool,
             zscore: str | None, compat: str, jobs: str | None, global_gains: str | None, discount: str,
             exact_ideal: bool, fractional_grades: bool, err_max_grade: str | None, output_format: str,
             output: str | None, fail_under: list[str], quiet: bool, ties: str, files: tuple[str, ...],
-            dask: str | None = None, convention: str = "trec_eval") -> int:
+            dask: str | None = None, convention: str = "trec_eval", prefetched: object | None = None) -> int:
     """Evaluate and print (or write -o); the exit status (0, or 3 when a --fail-under
-    threshold is missed).  The options' values as click read them: text, checked here."""
+    threshold is missed).  The options' values as click read them: text, checked here;
+    `prefetched`: the program's first reading (trecgain._entry), taken if it read these files
+    as these options read them."""
     _refuse_unsupported(debug, zscore, rel_format, results_format)
     collection_size = integer_option(num_docs, "-N", 0) or 0
     if compat not in ("10", "9"):
@@ -119,8 +121,11 @@ def command(per_query: bool, measures: list[str], complete: bool,
     if files[1:].count("-") > 1:
         raise TrecgainError("standard input ('-') can be read as one run only")
     tie_rule(ties)
-    # the single run is read while the rest is checked and imported
-    ahead = _read_ahead(files, ties, convention) if dask is None else None
+    ranks = _ranks(ties, convention)
+    if dask is not None or (prefetched is not None and len(files) != 2):
+        prefetched = None  # the runs are read elsewhere, or the prefetch read another pair of files
+    # the single run is read while the rest is checked and imported (or was, while click was imported)
+    ahead = _read_ahead(files, ranks) if dask is None and (prefetched is None or ranks) else None
     try:
         form = _output_format(output_format, per_query, nosummary)
         # the Evaluator's arguments, and the options --format json reports
@@ -159,7 +164,7 @@ def command(per_query: bool, measures: list[str], complete: bool,
             else:
                 from .jobs import evaluate_runs  # not at start-up: only this path of the command needs it
 
-                evaluator, runs = _evaluator(files, settings, ahead)
+                evaluator, runs = _evaluator(files, settings, ahead, prefetched)
                 outcomes = evaluate_runs(evaluator, runs, integer_option(jobs, "-j", 1) or 1, per_query, not nosummary,
                                           form, files[1:], quiet)
         except TrecgainError as err:  # `trecgain run qrels`: say so, not what the run's first line lacks
@@ -234,24 +239,43 @@ def _options(settings: dict) -> EvaluationOptions:
         check.measures(settings["measures"]), compat, []))
 
 
-def _read_ahead(files: tuple[str, ...], ties: str, convention: str) -> object | None:
-    """A single run file's reading, started on a second thread (None: stdin or several runs),
-    with its rank column when the tie rule (or --as TOOL's) orders by it."""
-    if len(files) != 2 or files[1] == "-":
-        return None
+def _ranks(ties: str, convention: str) -> bool:
+    """Whether the runs are read with their rank column: the tie rule (or --as TOOL's) orders by it."""
+    if ties == "rank":
+        return True
     from ..conventions import CONVENTIONS  # not at start-up: only this path of the command needs it
-    from .jobs import ReadAhead  # not at start-up: only this path of the command needs it
 
     tool = CONVENTIONS.get(convention)
-    return ReadAhead(files[1], ties == "rank" or (tool is not None and tool.ties == "rank"))
+    return tool is not None and tool.ties == "rank"
 
 
-def _evaluator(files: tuple[str, ...], settings: dict, ahead: object | None) -> tuple[object, tuple]:
+def _read_ahead(files: tuple[str, ...], ranks: bool) -> object | None:
+    """A single run file's reading, started on a second thread (None: stdin or several runs),
+    with its rank column if `ranks`."""
+    if len(files) != 2 or files[1] == "-":
+        return None
+    from .jobs import ReadAhead  # not at start-up: only this path of the command needs it
+
+    return ReadAhead(files[1], ranks)
+
+
+def _evaluator(files: tuple[str, ...], settings: dict, ahead: object | None,
+               prefetched: object | None) -> tuple[object, tuple]:
     """The Evaluator of the qrels and the runs to evaluate (`ahead`: the single run's reading,
-    under way since the options were read; it goes on while the qrels are read)."""
+    under way since the options were read; it goes on while the qrels are read).  `prefetched`
+    (a single run, read while click was imported) gives the qrels if the options read them as
+    plain qrels with integer grades, and the run if it is read without its rank column."""
     from ..evaluate import Evaluator  # not at start-up: only this path of the command needs it
 
-    evaluator = Evaluator.from_options(files[0], settings["measures"], _options(settings))
+    options = _options(settings)
+    qrels, run = files[0], None
+    if prefetched is not None:
+        plain = options.rel_format == "qrels" and not options.fractional_grades
+        qrels_read, run = prefetched.take(files[0], files[1], plain, ahead is None)  # type: ignore[attr-defined]
+        qrels = qrels_read if qrels_read is not None else qrels
+    evaluator = Evaluator.from_options(qrels, settings["measures"], options)
+    if run is not None:
+        return evaluator, (run,)
     if ahead is not None:
         return evaluator, (ahead.result(),)  # only now: an error in the qrels is reported first
     return evaluator, tuple(files[1:])

@@ -488,6 +488,24 @@ where
     judgments.finish(fractional)
 }
 
+/// Per run line, the index of its judgment in `qrels`'s columns (`Judged::NONE`: not listed).
+pub struct Judged {
+    pub qrels: std::sync::Arc<Qrels>,
+    pub judgment: Vec<u32>,
+}
+
+impl Judged {
+    /// A line the qrels do not list.
+    pub const NONE: u32 = u32::MAX;
+
+    /// The grade of run line `row` in these qrels (None: not listed).
+    #[inline]
+    pub fn grade(&self, row: usize) -> Option<f64> {
+        let j = self.judgment[row];
+        (j != Self::NONE).then(|| self.qrels.grades[j as usize])
+    }
+}
+
 /// Run lines in file order (blank and comment lines dropped).
 pub struct Run {
     pub source: String,
@@ -514,6 +532,9 @@ pub struct Run {
     /// What `lines` number in messages: "line" (a file's, a dict's results) or "row" (rows
     /// given in memory: `Run::from_rows`).
     pub unit: &'static str,
+    /// Each line's judgment in one qrels, worked out before the evaluation asked (the
+    /// program's prefetch does it while Python loads: `label::judge`); used with those qrels only.
+    pub judged: Option<Judged>,
     /// Tag of the last line read (runid).
     pub tag: Vec<u8>,
     /// Queries given with nothing retrieved (`{qid: {}}` in a dict run): evaluated as empty.
@@ -650,6 +671,7 @@ impl<'s> Results<'s> {
             ranks: Vec::new(),
             score_is_rank: false,
             distinct_docnos: false,
+            judged: None,
             tag: b"unknown".to_vec(),
             empty_qids: Vec::new(),
             warnings: Vec::new(),

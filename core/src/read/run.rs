@@ -211,6 +211,7 @@ impl RunBuilder {
             lines: self.lines,
             score_is_rank,
             distinct_docnos: false,
+            judged: None,
             ranks: self.ranks,
             unit: "line",
             tag: self.tag,
