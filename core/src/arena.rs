@@ -1,6 +1,19 @@
 //! Identifiers (qids, docnos) as variable-length byte strings stored end to end:
 //! one long docno costs its own bytes, never a wider column for every row.
 
+/// An identifier's first `N` bytes, zero-padded: read big-endian as an integer, a key that
+/// orders as the identifiers do where two keys differ (at the first byte where they differ
+/// either both identifiers have a byte, or the shorter ends and the other's byte is not 0, so
+/// the shorter is also first by bytes); equal keys say nothing, and the identifiers themselves
+/// are compared. Sorting on keys first spares most comparisons of bytes.
+#[inline]
+pub fn prefix<const N: usize>(id: &[u8]) -> [u8; N] {
+    let mut first = [0u8; N];
+    let n = id.len().min(N);
+    first[..n].copy_from_slice(&id[..n]);
+    first
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct Arena {
     bytes: Vec<u8>,
@@ -165,5 +178,36 @@ mod tests {
                 expected.iter().map(|id| id.len()).sum::<usize>()
             );
         }
+    }
+
+    #[test]
+    fn prefixes_that_differ_order_as_the_identifiers() {
+        let ids: [&[u8]; 9] = [
+            b"",
+            b"a",
+            b"a\0",
+            b"ab",
+            b"abcdefgh",
+            b"abcdefghi",
+            b"abcdefgh\0",
+            b"b",
+            b"\xff",
+        ];
+        for a in ids {
+            for b in ids {
+                let (ka, kb) = (u64::from_be_bytes(prefix(a)), u64::from_be_bytes(prefix(b)));
+                if ka != kb {
+                    assert_eq!(ka.cmp(&kb), a.cmp(b), "{a:?} {b:?}");
+                }
+                let (la, lb) = (
+                    u128::from_be_bytes(prefix(a)),
+                    u128::from_be_bytes(prefix(b)),
+                );
+                if la != lb {
+                    assert_eq!(la.cmp(&lb), a.cmp(b), "{a:?} {b:?}");
+                }
+            }
+        }
+        assert_eq!(prefix::<4>(b"ab"), *b"ab\0\0");
     }
 }

@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 
 use hashbrown::HashMap;
 
+use crate::arena::prefix;
 use crate::error::{Error, Result};
 use crate::options::{Compat, Ideal, NoRelevant, Options, Ties};
 use crate::read::{Qrels, Run};
@@ -140,18 +141,6 @@ struct Keyed {
     row: usize,
 }
 
-/// A docno's first 8 bytes as a big-endian integer, zero-padded. Two docnos whose keys differ
-/// compare as their keys do (at the first byte where the keys differ either both docnos have
-/// a byte, or the shorter ends and the other's byte is not 0, so the shorter is also first by
-/// bytes); equal keys say nothing, and the docnos themselves are compared.
-#[inline]
-fn docno_key(docno: &[u8]) -> u64 {
-    let mut first = [0u8; 8];
-    let n = docno.len().min(8);
-    first[..n].copy_from_slice(&docno[..n]);
-    u64::from_be_bytes(first)
-}
-
 /// A score as an integer that orders as the score does (scores are finite; -0 and +0 are
 /// equal, as they compare).
 #[inline]
@@ -189,7 +178,7 @@ pub fn rank_rows(
             .iter()
             .map(|&r| Keyed {
                 score: order_key(sort_score(run.scores[r], compat)),
-                docno: docno_key(run.docnos.get(r)),
+                docno: u64::from_be_bytes(prefix(run.docnos.get(r))),
                 row: r,
             })
             .collect(),

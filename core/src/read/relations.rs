@@ -19,7 +19,7 @@ use super::qrels::{assemble, QrelsBuilder};
 use super::run::Interner;
 use super::text::show;
 use super::Qrels;
-use crate::arena::Arena;
+use crate::arena::{prefix, Arena};
 use crate::error::{Error, Result};
 
 /// What a relevance file is (`-R`).
@@ -285,23 +285,16 @@ fn docno_places(qrels: &Qrels) -> Vec<u32> {
     let docno = |j: u32| qrels.docnos.get(j as usize);
     for bounds in qrels.offsets.windows(2) {
         by_docno.clear();
-        by_docno.extend((bounds[0]..bounds[1]).map(|j| (prefix_key(docno(j as u32)), j as u32)));
+        by_docno.extend(
+            (bounds[0]..bounds[1])
+                .map(|j| (u128::from_be_bytes(prefix(docno(j as u32))), j as u32)),
+        );
         by_docno.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| docno(a.1).cmp(docno(b.1))));
         for (place, &(_, j)) in by_docno.iter().enumerate() {
             order[j as usize] = place as u32;
         }
     }
     order
-}
-
-/// An identifier's first 16 bytes as a big-endian integer, zero-padded: two identifiers whose
-/// keys differ compare as their keys do (at the first differing byte either both have a byte,
-/// or the shorter ends and the other's byte is not 0); equal keys say nothing.
-fn prefix_key(id: &[u8]) -> u128 {
-    let mut first = [0u8; 16];
-    let n = id.len().min(16);
-    first[..n].copy_from_slice(&id[..n]);
-    u128::from_be_bytes(first)
 }
 
 /// The line of `subtopic` in a document's chain of lines (from its latest, `previous` linking
