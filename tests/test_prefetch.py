@@ -56,6 +56,7 @@ def test_the_program_does_not_guess_where_it_could_cost(tmp_path: Path, monkeypa
     os.mkfifo(fifo)
     for args in ([QRELS], ["explain", QRELS, RUN], [QRELS, "-"], ["-m", "ndcg", QRELS, str(fifo)],
                  [QRELS, RUN, "-m", "ndcg"], [QRELS, str(tmp_path)], [QRELS, str(tmp_path / "missing")],
+                 ["-j", "2", QRELS, RUN, RUN],
                  ["-m", "ndcg", QRELS, "run\udcff.txt"]):
         assert _entry._prefetch(args, _core) is None, args
     monkeypatch.setattr(_entry, "PREFETCH_BYTES", os.path.getsize(QRELS) + os.path.getsize(RUN) - 1)

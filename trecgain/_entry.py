@@ -35,15 +35,18 @@ PREFETCH_BYTES = 64 << 20
 
 def _prefetch(args: list[str], core: object) -> object | None:
     """Start reading the last two arguments as qrels and run on a second thread, while click
-    is imported (most of a short evaluation's time): when they are regular files and the first
-    argument is an option or a file (not a subcommand).  Nothing here decides what the command
-    does: it takes the reading only if its options read these files this way (cli.evaluate)."""
+    is imported (most of a short evaluation's time): when they are regular files, the argument
+    before them is not one (several runs), and the first argument is an option or a file (not a
+    subcommand).  Nothing here decides what the command does: it takes the reading only if its
+    options read these files this way (cli.evaluate)."""
     if len(args) < 2 or any(a.startswith("-") for a in args[-2:]):
         return None
     try:
         first = args[0].startswith("-") or _size(args[0]) is not None
         sizes = [_size(path) for path in args[-2:]]
         if not first or None in sizes or sum(sizes) > PREFETCH_BYTES:  # type: ignore[arg-type]
+            return None
+        if len(args) > 2 and _size(args[-3]) is not None:  # several runs, likely (-j): each read once
             return None
         return core.prefetch(*args[-2:])  # type: ignore[attr-defined]
     except (OSError, ValueError, UnicodeError):  # a name the core cannot take: the command says why
