@@ -63,25 +63,28 @@ def test_the_program_does_not_guess_where_it_could_cost(tmp_path: Path, monkeypa
     assert _entry._prefetch([QRELS, RUN], _core) is None
 
 
-@pytest.mark.parametrize("extra, expected", [([], "1.0000"), (["--fractional-grades"], "0.0000"),
-                                             (["--ties", "rank"], "0.0000")])
-def test_the_evaluation_takes_the_reading_its_options_make(tmp_path: Path, extra: list[str], expected: str) -> None:
-    """Both files changed after the prefetch read them (d1 relevant and first -> d2 relevant and
-    first): the evaluation prints what the prefetch read of each file its options read that way
-    (the reading is taken), and what the file now says of the other (read again).  Plain options
-    take both (d1 first, relevant: 1); fractional grades read the qrels again (d1 first, no longer
-    relevant: 0); --ties rank reads the run again with its ranks (d2 first, not relevant then: 0)."""
+@pytest.mark.parametrize("extra, expected", [
+    ([], {"num_ret": "2", "num_rel": "1", "P_1": "1.0000"}),                      # both taken
+    (["--fractional-grades"], {"num_ret": "2", "num_rel": "2", "P_1": "0.0000"}),  # qrels read again
+    (["--ties", "rank"], {"num_ret": "3", "num_rel": "1", "P_1": "0.0000"})])      # run read again
+def test_the_evaluation_takes_the_reading_its_options_make(tmp_path: Path, extra: list[str], expected: dict) -> None:
+    """Both files changed after the prefetch read them: the evaluation prints what the prefetch
+    read of each file its options read that way (the reading is taken), and what the file now
+    says of the other (read again).  num_ret tells which run was used (2 lines, then 3), num_rel
+    which qrels (1 relevant, then 2), and P_1 that the judgments worked out with the first qrels
+    are not used with the second (d1 first in the first run: relevant in the first qrels only)."""
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
     run.write_text("1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n")
-    args = [*extra, "-m", "P.1", str(qrels), str(run)]
+    args = [*extra, "-m", "num_ret", "-m", "num_rel", "-m", "P.1", str(qrels), str(run)]
     ahead = _entry._prefetch(args, _core)
     ahead.wait()
-    qrels.write_text("1 0 d1 0\n1 0 d2 1\n")
-    run.write_text("1 Q0 d2 1 2.0 t\n1 Q0 d1 2 1.0 t\n")
+    qrels.write_text("1 0 d1 0\n1 0 d2 1\n1 0 d3 1\n")
+    run.write_text("1 Q0 d2 1 3.0 t\n1 Q0 d1 2 2.0 t\n1 Q0 d3 3 1.0 t\n")
     outcome = run_with(args, ahead)
     assert outcome.rc == 0, outcome.stderr
-    assert outcome.stdout.decode().split("\n")[0].split("\t")[2] == expected
+    lines = (line.split("\t") for line in outcome.stdout.decode().splitlines())
+    assert {name.strip(): value for name, _, value in lines} == expected
     assert ahead.take(str(qrels), str(run), True, True) == (None, None)  # handed over (or dropped) once
 
 
