@@ -19,7 +19,7 @@ use crate::inputs::{PyQrels, PyRun};
 /// What the thread read: the qrels and the run, each None if its reading failed.
 type Reading = (Option<Arc<Qrels>>, Option<Arc<Run>>);
 
-/// The reading: under way, done, or handed over.
+/// The reading: under way, or done (both None once handed over).
 enum State {
     Reading(JoinHandle<Reading>),
     Done(Reading),
