@@ -23,15 +23,21 @@ class Outcome:
     stderr: str
 
 
-def run_cli(args: list[str], stdin: bytes = b"", prefetch: bool = False) -> Outcome:
-    """Call trecgain's main() in-process, with its standard streams captured; with `prefetch`,
-    given the reading the program starts before click is imported (trecgain._entry), if any."""
+def first_reading(args: list[str]) -> object | None:
+    """The reading the `trecgain` program starts for these arguments before click is imported
+    (trecgain._entry), if any: for run_cli's `prefetched`."""
+    return _entry._prefetch(list(args), _core)
+
+
+def run_cli(args: list[str], stdin: bytes = b"", prefetched: object | None = None) -> Outcome:
+    """Call trecgain's main() in-process, with its standard streams captured; `prefetched`: a
+    reading of the files started before the call, as the program hands it over (first_reading)."""
     streams = [io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape", write_through=True)
                for data in (stdin, b"", b"")]
     saved = sys.stdin, sys.stdout, sys.stderr
     sys.stdin, sys.stdout, sys.stderr = streams
     try:
-        rc = main(list(args), prefetched=_entry._prefetch(list(args), _core) if prefetch else None)
+        rc = main(list(args), prefetched=prefetched)
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved
     out, err = (s.buffer.getvalue() for s in streams[1:])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import CASE_IDS, case_invocation, expected_stdout, load_case, run_cli, run_process
+from conftest import CASE_IDS, case_invocation, expected_stdout, first_reading, load_case, run_cli, run_process
 
 MODES = ["10", "9"]
 
@@ -34,7 +34,7 @@ def test_case(case_id: str, mode: str) -> None:
 def test_case_prefetched(case_id: str, mode: str) -> None:
     """The program's reading started before click is imported (trecgain._entry) changes nothing."""
     args, stdin = case_invocation(case_id, mode)
-    check(run_cli(args, stdin, prefetch=True), load_case(case_id)["expect"][mode], case_id, mode)
+    check(run_cli(args, stdin, prefetched=first_reading(args)), load_case(case_id)["expect"][mode], case_id, mode)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -4,16 +4,13 @@ files that way.  It may change when the files are read, never what is printed.""
 
 from __future__ import annotations
 
-import io
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, Outcome, run_cli, run_process
+from conftest import ROOT, first_reading, run_cli, run_process
 from trecgain import _core, _entry
-from trecgain.cli import main
 
 EXAMPLE = ROOT / "testdata" / "example"
 QRELS, RUN = str(EXAMPLE / "qrels.txt"), str(EXAMPLE / "run.txt")
@@ -81,7 +78,7 @@ def test_the_evaluation_takes_the_reading_its_options_make(tmp_path: Path, extra
     ahead.wait()
     qrels.write_text("1 0 d1 0\n1 0 d2 1\n1 0 d3 1\n")
     run.write_text("1 Q0 d2 1 3.0 t\n1 Q0 d1 2 2.0 t\n1 Q0 d3 3 1.0 t\n")
-    outcome = run_with(args, ahead)
+    outcome = run_cli(args, prefetched=ahead)
     assert outcome.rc == 0, outcome.stderr
     lines = (line.split("\t") for line in outcome.stdout.decode().splitlines())
     assert {name.strip(): value for name, _, value in lines} == expected
@@ -95,11 +92,11 @@ def test_a_document_retrieved_twice_is_refused_as_ever(tmp_path: Path) -> None:
     qrels.write_text("1 0 d1 1\n2 0 d1 1\n")
     run.write_text("1 Q0 d1 1 2.0 t\n2 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n1 Q0 d1 3 0.5 t\n")
     args = ["-m", "P.5", str(qrels), str(run)]
-    with_prefetch = run_cli(args, prefetch=True)
+    with_prefetch = run_cli(args, prefetched=first_reading(args))
     assert with_prefetch == run_cli(args) and with_prefetch.rc == 1
     assert "document 'd1' retrieved twice for query '1' (first at line 1)" in with_prefetch.stderr
     run.write_text("1 Q0 d1 1 2.0 t\n2 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n")  # d1 in two queries: fine
-    assert run_cli(args, prefetch=True) == run_cli(args) and run_cli(args).rc == 0
+    assert run_cli(args, prefetched=first_reading(args)) == run_cli(args) and run_cli(args).rc == 0
 
 
 @pytest.mark.parametrize("name", ["qrels", "run"])
@@ -108,10 +105,10 @@ def test_a_bad_file_says_the_same_with_the_prefetch(tmp_path: Path, name: str) -
     files["qrels"].write_text("1 0 d1 1\n" if name == "run" else "1 0 d1 x\n")
     files["run"].write_text("1 Q0 d1 1 2.0 t\n" if name == "qrels" else "1 Q0 d1 1 two t\n")
     args = ["-m", "P.1", str(files["qrels"]), str(files["run"])]
-    with_prefetch, without = run_cli(args, prefetch=True), run_cli(args)
+    with_prefetch, without = run_cli(args, prefetched=first_reading(args)), run_cli(args)
     assert with_prefetch == without and without.rc == 1 and str(files[name]) in without.stderr
     swapped = [*args[:2], args[3], args[2]]  # the files the wrong way round: the same message as ever
-    assert run_cli(swapped, prefetch=True) == run_cli(swapped)
+    assert run_cli(swapped, prefetched=first_reading(swapped)) == run_cli(swapped)
 
 
 def test_another_format_is_read_again(tmp_path: Path) -> None:
@@ -121,7 +118,7 @@ def test_another_format_is_read_again(tmp_path: Path) -> None:
     qrels.write_text("1 a d1 1\n1 b d1 0\n1 a d2 0\n1 b d3 1\n")
     run.write_text("1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n1 Q0 d3 3 0.5 t\n")
     args = ["-R", "qrels_jg", "-m", "qrels_jg", str(qrels), str(run)]
-    with_prefetch = run_cli(args, prefetch=True)
+    with_prefetch = run_cli(args, prefetched=first_reading(args))
     assert with_prefetch == run_cli(args) and with_prefetch.rc == 0 and with_prefetch.stdout
 
 
@@ -132,15 +129,3 @@ def test_the_program_prefetches_and_prints_the_same(tmp_path: Path) -> None:
     assert run_process(args) == run_cli(args)
     assert run_process(["-m", "ndcg", QRELS, RUN, RUN]) == run_cli(["-m", "ndcg", QRELS, RUN, RUN])
 
-
-def run_with(args: list[str], ahead: object) -> Outcome:
-    """main() given a prefetch, its output captured (conftest.run_cli makes its own)."""
-    streams = [io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True) for _ in range(2)]
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = streams
-    try:
-        rc = main(list(args), prefetched=ahead)
-    finally:
-        sys.stdout, sys.stderr = saved
-    out, err = (s.buffer.getvalue() for s in streams)
-    return Outcome(rc, out, err.decode("utf-8", "replace"))
