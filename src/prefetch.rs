@@ -10,8 +10,7 @@ use std::thread::JoinHandle;
 
 use pyo3::prelude::*;
 
-use trecgain_core::label::judge;
-use trecgain_core::rank::has_duplicates;
+use trecgain_core::label::prepare_ahead;
 use trecgain_core::read::{read_relevance_path, read_run_path, Qrels, RelFormat, Run};
 
 use crate::inputs::{PyQrels, PyRun};
@@ -45,7 +44,7 @@ pub(crate) fn prefetch(qrels_path: String, run_path: String) -> Prefetch {
             .map(Arc::new);
         let mut run = read_run_path(&run, false).ok();
         if let Some(run) = run.as_mut().filter(|r| r.lines.len() <= PREPARED_LINES) {
-            prepare(run, qrels.as_ref());
+            prepare_ahead(run, qrels.as_ref()); // while Python loads
         }
         (qrels, run.map(Arc::new))
     });
@@ -59,13 +58,6 @@ pub(crate) fn prefetch(qrels_path: String, run_path: String) -> Prefetch {
 /// The most run lines whose judgments and duplicates the prefetch works out too: reading and
 /// this together take less time than Python's start-up (for the runs whose time start-up is).
 const PREPARED_LINES: usize = 250_000;
-
-/// What the evaluation would do first with the run, done while Python loads: each line's
-/// judgment in the qrels (`label::judge`), and whether a query retrieves a docno twice.
-fn prepare(run: &mut Run, qrels: Option<&Arc<Qrels>>) {
-    run.distinct_docnos = !has_duplicates(run);
-    run.judged = qrels.map(|qrels| judge(run, qrels));
-}
 
 #[pymethods]
 impl Prefetch {

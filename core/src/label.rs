@@ -10,7 +10,9 @@ use hashbrown::HashMap;
 
 use crate::error::Result;
 use crate::options::{Compat, Options, Ties};
-use crate::rank::{check_duplicates, rank_query, rank_query_by, sort_score, Grouping};
+use crate::rank::{
+    check_duplicates, has_duplicates, rank_query, rank_query_by, sort_score, Grouping,
+};
 use crate::read::{Judged, Qrels, Run};
 
 /// One qrels query's ranking as the evaluation and explain both prepare it: its run lines
@@ -106,9 +108,17 @@ pub fn label_ranking(rows: &[usize], query: usize, run: &Run, qrels: &Qrels, out
     }
 }
 
+/// What an evaluation of the run against `qrels` does first, done ahead (the program's first
+/// reading does it while Python loads): each line's judgment in the qrels (`Run::judged`), and
+/// whether a query retrieves a docno twice (`Run::distinct_docnos`, when none does).
+pub fn prepare_ahead(run: &mut Run, qrels: Option<&Arc<Qrels>>) {
+    run.distinct_docnos = !has_duplicates(run);
+    run.judged = qrels.map(|qrels| judge(run, qrels));
+}
+
 /// Each run line's judgment in `qrels` (the qrels query of the line's qid, the line's docno):
 /// the lookups `label_ranking` would make, made ahead (`Run::judged`).
-pub fn judge(run: &Run, qrels: &Arc<Qrels>) -> Judged {
+fn judge(run: &Run, qrels: &Arc<Qrels>) -> Judged {
     let queries: Vec<Option<usize>> = (0..run.qids.len())
         .map(|q| qrels.query(run.qids.get(q)))
         .collect();
