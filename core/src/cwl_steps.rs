@@ -237,26 +237,21 @@ mod tests {
     #[test]
     fn runid_and_num_q_have_no_ranks() {
         let (q, r) = collection();
-        let tag = explain(
-            &q,
-            &r,
-            &request("runid", &[], &[]),
-            &Options::default(),
-            0,
-            0,
-        );
-        let tag = tag.unwrap();
+        let explained = |kernel: &str| {
+            explain(
+                &q,
+                &r,
+                &request(kernel, &[], &[]),
+                &Options::default(),
+                0,
+                0,
+            )
+            .unwrap()
+        };
+        let tag = explained("runid");
         assert_eq!(tag.tag.as_deref(), Some(&b"unknown"[..])); // a run given in memory
         assert!(tag.steps.is_empty() && tag.missed.is_empty() && tag.ties.is_empty());
-        let count = explain(
-            &q,
-            &r,
-            &request("num_q", &[], &[]),
-            &Options::default(),
-            0,
-            0,
-        );
-        let count = count.unwrap();
+        let count = explained("num_q");
         assert_eq!(
             (count.values.clone(), count.own.clone()),
             (vec![1.0], vec![1.0])
