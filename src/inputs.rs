@@ -98,7 +98,7 @@ impl PyQrels {
     }
 
     /// Subtopic judgments (`-R subtopics`) given as an iterable of rows (qid, subtopic,
-    /// docno, grade), read by src/tuples.rs's `read_subtopics` with trecgain/rows.py's
+    /// docno, grade), read by src/tuples.rs's `Rows::read_subtopics` with trecgain/rows.py's
     /// `rules`; messages name the rows, counted from 1.
     #[staticmethod]
     fn subtopics_from_tuples(
@@ -109,7 +109,7 @@ impl PyQrels {
     ) -> PyResult<Self> {
         let rules = tuples::Rules::new(rules.clone());
         let mut judgments = SubtopicRows::new(&name);
-        tuples::read_subtopics(rows, &rules, |q, s, d, g| {
+        tuples::Rows::new(rows)?.read_subtopics(&rules, |q, s, d, g| {
             judgments.push(q, s, d, g).map_err(|e| to_py(py, e))
         })?;
         let qrels = judgments.finish().map_err(|e| to_py(py, e))?;
@@ -131,7 +131,7 @@ impl PyQrels {
     ) -> PyResult<Self> {
         let rules = tuples::Rules::new(rules.clone());
         let mut judgments = Judgments::new(&name, Some("row"));
-        tuples::read(rows, fractional, &rules, |q, d, g, _| {
+        tuples::Rows::new(rows)?.read(fractional, &rules, |q, d, g, _| {
             judgments.push(q, d, g).map_err(|e| to_py(py, e))
         })?;
         let qrels = judgments.finish(fractional).map_err(|e| to_py(py, e))?;
@@ -326,7 +326,9 @@ impl PyRun {
     ) -> PyResult<Self> {
         let rules = tuples::Rules::new(rules.clone());
         let mut results = Results::new(&name, Some("row"));
-        tuples::read(rows, true, &rules, |q, d, s, checked| {
+        let rows = tuples::Rows::new(rows)?;
+        results.reserve(rows.len());
+        rows.read(true, &rules, |q, d, s, checked| {
             match checked {
                 Some(same_query) => results.push_checked(q, same_query, d, s),
                 None => results.push(q, d, s),

@@ -203,6 +203,9 @@ def test_an_int_id_past_str_limit_is_refused(make):
 @pytest.mark.parametrize("rows, fragment", [
     # a row's shape is checked for every row before any id or value, as the rows are taken
     ((r for r in [("", "d1", 1.0), ("q1", "d2")]), "run generator:2: row ('q1', 'd2') has 2 fields"),
+    ([("q1", "d1", math.nan), ("q1", "d2", 1.0), ["q1", "d3", 1.0]], "run list:3: row ['q1', 'd3', 1.0] is a list, not"),
+    ([("q1", "d1", 1.0), ("q1", "d1", 1.0), ("q1", "d2")], "run list:3: row ('q1', 'd2') has 2 fields"),
+    ([("q1", 7, 1.0), ScoredDoc("q1", "d2", 1.0), Qrel("q1", "d3", 1, "0")], "run list:3: row Qrel("),
     # within a row: qid, then docno, then value
     ([("q1", "d1", 1.0), ("a b", "", math.nan)], "run list:2: query id 'a b' contains whitespace"),
     ([("q1", "d1", 1.0), ("q1", "", math.nan)], "run list:2: document id '' is empty"),
@@ -226,3 +229,22 @@ def test_tuple_values_the_core_hands_back():
     with pytest.raises(TrecgainError, match=r"qrels list:1: grade 1.5 of document 'd1' of query 'q1' is not an int"):
         Evaluator([("q1", "d1", 1.5)], ["map"])
     assert len(Evaluator([("q1", "d1", 1.5)], ["map"], fractional_grades=True).qrels) == 1
+
+
+def test_tuple_qids_in_any_mix_evaluate_as_the_dict():
+    """A qid object shared by many rows is read once, and each row's qid still counts: rows
+    sharing one str, equal strs, bytes, an int read by the rules, queries met again after
+    another, each evaluate as the same run given as a dict."""
+    q1, q2 = "q1", "".join(["q", "2"])
+    rows = [(q1, "d1", 3.0), (q1, "d2", 2.0), ("".join(["q", "1"]), "d3", 1.0), (b"q1", "d4", 0.5),
+            (q2, "d1", 2.0), (q1, "d5", 0.25), (q2, "d2", 1.0), (3, "d1", 1.0), (3, "d2", 2.0), ("3", "d3", 0.5),
+            (q2, "d3", 0.5), (q2, b"d4", 0.25)]
+    as_dict: dict = {}
+    for q, d, s in rows:
+        q = q.decode() if isinstance(q, bytes) else str(q)
+        as_dict.setdefault(q, {})[d.decode() if isinstance(d, bytes) else d] = s
+    qrels = {"q1": {"d2": 1, "d4": 2}, "q2": {"d3": 1, "d1": 1}, "3": {"d3": 1}}
+    evaluator = Evaluator(qrels, MEASURES)
+    by_rows = evaluator.evaluate(rows).to_trec(per_query=True)
+    assert by_rows == evaluator.evaluate(as_dict).to_trec(per_query=True)
+    assert "num_ret               \tq1\t5" in by_rows  # five rows of q1, one of them bytes
