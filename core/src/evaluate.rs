@@ -793,6 +793,8 @@ struct Scratch {
     own_rows: Vec<usize>,
     own: Vec<f64>,
     own_judged: Vec<f64>,
+    /// The ranked documents' judgments (the subtopic join reads them).
+    judgments: Vec<u32>,
 }
 
 /// Ranks, labels and measures some queries into their rows of `out` (and, when checking
@@ -815,6 +817,7 @@ impl Measuring<'_> {
         let mut seen = HashMap::new();
         let (mut rows, mut ranked, mut other) = (Vec::new(), Vec::new(), Vec::new());
         let mut scratch = Scratch::default();
+        let joins_judgments = self.relates && matches!(qrels.relations, Relations::Subtopics(_));
         for (i, &q) in queries.iter().enumerate() {
             let cut_tie = prepare_query(
                 q,
@@ -825,6 +828,7 @@ impl Measuring<'_> {
                 &mut seen,
                 &mut rows,
                 &mut ranked,
+                joins_judgments.then_some(&mut scratch.judgments),
             )?;
             if options.positive_scores {
                 // the ideal's grades come from the ranking as given (torchmetrics' target)
@@ -851,10 +855,16 @@ impl Measuring<'_> {
                 let ranking = Ranking {
                     ranked: &rows,
                     labels: &ranked,
+                    judgments: if joins_judgments {
+                        &scratch.judgments
+                    } else {
+                        &[]
+                    },
                     lines: grouping.lines(q),
                     stand_in,
                     overlap: self.overlaps,
                     run_order: self.run_order,
+                    ties_whole: !cut_tie,
                 };
                 relate(q, &ranking, run, qrels, options, &mut scratch.related)?;
             }

@@ -461,10 +461,12 @@ fn join(
     let ranking = Ranking {
         ranked: before_j,
         labels: &labels,
+        judgments: &[],
         lines,
         stand_in: false,
         overlap: record.overlap,
         run_order: record.run_order,
+        ties_whole: false, // ranked anew: whether -M cut a run of equal scores is not known here
     };
     relate(query, &ranking, run, qrels, options, &mut out.related)?;
     out.rows = before_j.to_vec();
@@ -831,6 +833,7 @@ fn ranking(qrels: &Qrels, run: &Run, query: usize, options: &Options) -> Result<
         &mut seen,
         &mut rows,
         &mut ranked,
+        None,
     )?;
     let mut whole_ranking = grouping.lines(query).to_vec();
     let unlimited = Options {

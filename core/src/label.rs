@@ -17,7 +17,8 @@ use crate::read::{Judged, Qrels, Run};
 
 /// One qrels query's ranking as the evaluation and explain both prepare it: its run lines
 /// (`rows`) ranked under the tie rule and -M, refused if a document is retrieved twice
-/// (`seen`: scratch), and labeled with the qrels (`ranked`); whether -M cut through a tie.
+/// (`seen`: scratch), and labeled with the qrels (`ranked`; each row's judgment kept in
+/// `judgments` when given); whether -M cut through a tie.
 #[allow(clippy::too_many_arguments)]
 pub fn prepare_query<'a>(
     query: usize,
@@ -28,11 +29,12 @@ pub fn prepare_query<'a>(
     seen: &mut HashMap<&'a [u8], usize>,
     rows: &mut Vec<usize>,
     ranked: &mut Vec<f64>,
+    judgments: Option<&mut Vec<u32>>,
 ) -> Result<bool> {
     query_lines(query, grouping, run, qrels, options, rows);
     let cut_tie = rank_query(rows, run, options);
     check_duplicates(rows, run, seen)?;
-    label_ranking(rows, query, run, qrels, ranked);
+    label_judged(rows, query, run, qrels, ranked, judgments);
     Ok(cut_tie)
 }
 
@@ -94,17 +96,38 @@ fn value_of(grade: Option<f64>) -> f64 {
 /// document looked up in the qrels, or its judgment taken from `run.judged` when that was
 /// worked out with these very qrels.
 pub fn label_ranking(rows: &[usize], query: usize, run: &Run, qrels: &Qrels, out: &mut Vec<f64>) {
+    label_judged(rows, query, run, qrels, out, None);
+}
+
+/// `label_ranking`, each row's judgment (its index in the qrels, `Judged::NONE` for none) also
+/// kept in `judgments` when given (the subtopic join reads them).
+pub fn label_judged(
+    rows: &[usize],
+    query: usize,
+    run: &Run,
+    qrels: &Qrels,
+    out: &mut Vec<f64>,
+    judgments: Option<&mut Vec<u32>>,
+) {
     out.clear();
-    match run
+    let judged = run
         .judged
         .as_ref()
-        .filter(|j| std::ptr::eq(&*j.qrels, qrels))
-    {
-        Some(judged) => out.extend(rows.iter().map(|&row| value_of(judged.grade(row)))),
-        None => out.extend(
-            rows.iter()
-                .map(|&row| value_of(qrels.grade(query, run.docnos.get(row)))),
-        ),
+        .filter(|j| std::ptr::eq(&*j.qrels, qrels));
+    let judgment = |row: usize| match judged {
+        Some(judged) => judged.judgment[row],
+        None => qrels
+            .judgment(query, run.docnos.get(row))
+            .map_or(Judged::NONE, |j| j as u32),
+    };
+    let grade = |j: u32| (j != Judged::NONE).then(|| qrels.grades[j as usize]);
+    match judgments {
+        Some(kept) => {
+            kept.clear();
+            kept.extend(rows.iter().map(|&row| judgment(row)));
+            out.extend(kept.iter().map(|&j| value_of(grade(j))));
+        }
+        None => out.extend(rows.iter().map(|&row| value_of(grade(judgment(row))))),
     }
 }
 

@@ -14,7 +14,7 @@ use crate::measures::prefs::{Counts, Line};
 use crate::options::{Compat, Options, Ties};
 use crate::rank::{check_duplicates, rank_query_by, rank_rows, sort_score, tie_runs};
 use crate::read::Groups;
-use crate::read::{Preferences, Qrels, Relations, Run, Subtopics};
+use crate::read::{Judged, Preferences, Qrels, Relations, Run, Subtopics};
 
 /// What a query's ranking makes of its groups or preferences (reused from query to query).
 #[derive(Default)]
@@ -27,6 +27,8 @@ pub struct Related {
     /// The run lines of `provided.run_order`, in that order (explain shows their documents).
     pub run_order_rows: Vec<usize>,
     rows: Vec<usize>,
+    /// The judgments of `rows`, when taken from the ranking's.
+    judgments: Vec<u32>,
     lines: Vec<Line>,
 }
 
@@ -36,6 +38,8 @@ pub struct Ranking<'a> {
     pub ranked: &'a [usize],
     /// Their relevance values (as `label::label_ranking` gives them; empty: not labeled).
     pub labels: &'a [f64],
+    /// Their judgments (`label::label_judged`'s; empty: not kept).
+    pub judgments: &'a [u32],
     /// In file order.
     pub lines: &'a [usize],
     /// The query is one only -c brings in, ranked as trec_eval 10 ranks it (one document,
@@ -45,6 +49,9 @@ pub struct Ranking<'a> {
     pub overlap: bool,
     /// Some measure reads the ranking with ties in the run's order (`Rankings::run_order`).
     pub run_order: bool,
+    /// -M cut no run of equal scores in two (`ranked` then holds the documents any tie rule
+    /// keeps).
+    pub ties_whole: bool,
 }
 
 /// Joins query `q`'s ranking with its groups or preferences.
@@ -69,9 +76,7 @@ pub fn relate(
     }
     if overlap {
         let shared = out.provided.overlap.get_or_insert_with(Overlap::default);
-        out.rows.clear();
-        out.rows.extend_from_slice(lines);
-        rank_query_by(&mut out.rows, run, options, Ties::Reversed);
+        rank_reversed(ranking, run, options, &mut out.rows, &mut out.judgments);
         join_overlap(q, &out.rows, lines, run, qrels, options, shared);
     }
     match &qrels.relations {
@@ -85,13 +90,48 @@ pub fn relate(
         }
         Relations::Subtopics(subtopics) => {
             let topic = out.subtopics.get_or_insert_with(Topic::default);
-            out.rows.clear();
-            out.rows.extend_from_slice(lines);
-            rank_query_by(&mut out.rows, run, options, Ties::Reversed);
-            join_subtopics(q, &out.rows, stand_in, run, qrels, subtopics, topic);
+            let kept = rank_reversed(ranking, run, options, &mut out.rows, &mut out.judgments);
+            let judgments = kept.then_some(out.judgments.as_slice());
+            join_subtopics(
+                q, &out.rows, judgments, stand_in, run, qrels, subtopics, topic,
+            );
             Ok(())
         }
     }
+}
+
+/// The query's lines as `Ties::Reversed` ranks them (after -M), into `out`: trec_eval's
+/// ranking with each run of equal scores reversed where that ranking holds the same documents
+/// in the same runs (its ties broken by docno, no run cut by -M, no document dropped as the
+/// query's own), ranked anew otherwise. Taken from the ranking, its judgments (when it has
+/// them) come along into `judgments`; whether they did.
+fn rank_reversed(
+    ranking: &Ranking,
+    run: &Run,
+    options: &Options,
+    out: &mut Vec<usize>,
+    judgments: &mut Vec<u32>,
+) -> bool {
+    out.clear();
+    judgments.clear();
+    let by_docno = matches!(options.ties, Ties::Docno | Ties::Average);
+    if !(by_docno && ranking.ties_whole && !options.drop_self) {
+        out.extend_from_slice(ranking.lines);
+        rank_query_by(out, run, options, Ties::Reversed);
+        return false;
+    }
+    out.extend_from_slice(ranking.ranked);
+    let kept = ranking.judgments.len() == ranking.ranked.len();
+    if kept {
+        judgments.extend_from_slice(ranking.judgments);
+    }
+    for ties in tie_runs(ranking.ranked, run, options.compat).filter(|r| r.len() > 1) {
+        out[ties.clone()].reverse();
+        if kept {
+            judgments[ties].reverse();
+        }
+    }
+    kept
 }
 
 /// Query `q`'s relevance values in the ranking of ir_measures' providers (score descending,
@@ -203,10 +243,13 @@ pub fn compat_ideal(
 }
 
 /// Query `q`'s subtopic judgments, and its ranking (`rows`, ranked as pyndeval ranks: score
-/// descending, then docno ascending) as indices of its judged documents.
+/// descending, then docno ascending) as indices of its judged documents (from the rows'
+/// `judgments` in the qrels when given, looked up otherwise).
+#[allow(clippy::too_many_arguments)]
 fn join_subtopics(
     q: usize,
     rows: &[usize],
+    judgments: Option<&[u32]>,
     stand_in: bool,
     run: &Run,
     qrels: &Qrels,
@@ -215,9 +258,18 @@ fn join_subtopics(
 ) {
     let (base, end) = (qrels.offsets[q], qrels.offsets[q + 1]);
     topic.ranked.clear();
-    for &row in rows {
-        let d = qrels.judgment(q, run.docnos.get(row));
-        topic.ranked.push(d.map_or(UNJUDGED, |j| (j - base) as u32));
+    match judgments {
+        Some(judgments) => topic.ranked.extend(judgments.iter().map(|&j| {
+            if j == Judged::NONE {
+                UNJUDGED
+            } else {
+                j - base as u32
+            }
+        })),
+        None => topic.ranked.extend(rows.iter().map(|&row| {
+            let d = qrels.judgment(q, run.docnos.get(row));
+            d.map_or(UNJUDGED, |j| (j - base) as u32)
+        })),
     }
     if stand_in {
         topic.ranked.push(UNJUDGED);
@@ -325,4 +377,129 @@ fn count_preferences(
         &qrels.source,
     )?);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::label::prepare_query;
+    use crate::rank::Grouping;
+    use crate::read::SubtopicRows;
+    use hashbrown::HashMap;
+
+    /// Subtopic qrels of one query (documents d0-d9, some judged for two subtopics, d1 not
+    /// judged) and a run of ten documents whose scores tie in runs of one to four.
+    fn collection() -> (Qrels, Run) {
+        let mut rows = SubtopicRows::new("qrels");
+        for (s, d, g) in [
+            ("a", 0, 1.0),
+            ("b", 0, 0.0),
+            ("a", 2, 1.0),
+            ("b", 3, 1.0),
+            ("a", 4, 0.0),
+            ("b", 5, 1.0),
+            ("a", 6, 1.0),
+            ("b", 6, 1.0),
+            ("a", 7, 0.0),
+            ("b", 8, 1.0),
+            ("a", 9, 1.0),
+        ] {
+            rows.push(b"q", s.as_bytes(), format!("d{d}").as_bytes(), g)
+                .unwrap();
+        }
+        let scores = [3.0, 2.0, 2.0, 2.0, 2.0, 1.5, 1.0, 1.0, 0.5, 0.5];
+        let lines = (0..10).map(|d| {
+            (
+                b"q".to_vec(),
+                format!("d{}", (d * 7) % 10).into_bytes(),
+                scores[d],
+            )
+        });
+        let run = Run::from_lines("run", lines, Vec::<Vec<u8>>::new()).unwrap();
+        (rows.finish().unwrap(), run)
+    }
+
+    #[test]
+    fn the_reversed_ranking_taken_from_trec_evals_is_the_one_ranked_anew() {
+        let (qrels, run) = collection();
+        let Relations::Subtopics(subtopics) = &qrels.relations else {
+            unreachable!()
+        };
+        let grouping = Grouping::new(&run, &qrels);
+        let mut taken = 0;
+        for ties in [Ties::Docno, Ties::Average, Ties::Input, Ties::Reversed] {
+            for max_docs in [
+                None,
+                Some(1),
+                Some(2),
+                Some(3),
+                Some(5),
+                Some(6),
+                Some(8),
+                Some(9),
+            ] {
+                let options = Options {
+                    ties,
+                    max_docs,
+                    ..Options::default()
+                };
+                let (mut rows, mut labels, mut judgments) = (Vec::new(), Vec::new(), Vec::new());
+                let mut seen = HashMap::new();
+                let cut_tie = prepare_query(
+                    0,
+                    &grouping,
+                    &run,
+                    &qrels,
+                    &options,
+                    &mut seen,
+                    &mut rows,
+                    &mut labels,
+                    Some(&mut judgments),
+                )
+                .unwrap();
+                let ranking = Ranking {
+                    ranked: &rows,
+                    labels: &labels,
+                    judgments: &judgments,
+                    lines: grouping.lines(0),
+                    stand_in: false,
+                    overlap: false,
+                    run_order: false,
+                    ties_whole: !cut_tie,
+                };
+                let anew = Ranking {
+                    ties_whole: false,
+                    judgments: &[],
+                    ..ranking
+                };
+                let (mut from, mut kept, mut ranked, mut none) =
+                    (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                let derived = rank_reversed(&ranking, &run, &options, &mut from, &mut kept);
+                assert!(!rank_reversed(
+                    &anew,
+                    &run,
+                    &options,
+                    &mut ranked,
+                    &mut none
+                ));
+                assert_eq!(from, ranked, "{ties:?} -M {max_docs:?}");
+                let (mut a, mut b) = (Topic::default(), Topic::default());
+                join_subtopics(
+                    0,
+                    &from,
+                    derived.then_some(&kept[..]),
+                    false,
+                    &run,
+                    &qrels,
+                    subtopics,
+                    &mut a,
+                );
+                join_subtopics(0, &ranked, None, false, &run, &qrels, subtopics, &mut b);
+                assert_eq!(a.ranked, b.ranked, "{ties:?} -M {max_docs:?}");
+                taken += usize::from(derived);
+            }
+        }
+        // by docno (twice), the whole ranking and -M 1, 5, 6, 8 (between runs): 2 x 5
+        assert_eq!(taken, 10);
+    }
 }
