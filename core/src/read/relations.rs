@@ -357,6 +357,34 @@ struct Documents {
     twice: Option<(u64, Error)>,
 }
 
+/// A query's documents by docno: one of at most 16 bytes by those bytes as one integer (ids
+/// hold no NUL, so the zero padding stands for no docno's bytes), a longer one by its bytes.
+#[derive(Default)]
+struct Places<'a> {
+    short: HashMap<u128, u32>,
+    long: HashMap<&'a [u8], u32>,
+}
+
+impl<'a> Places<'a> {
+    fn clear(&mut self) {
+        self.short.clear();
+        self.long.clear();
+    }
+
+    /// The place of `docno`: its earlier one, or `next` for a docno not seen before.
+    #[inline]
+    fn place(&mut self, docno: &'a [u8], next: u32) -> u32 {
+        if docno.len() <= 16 {
+            *self
+                .short
+                .entry(u128::from_ne_bytes(prefix(docno)))
+                .or_insert(next)
+        } else {
+            *self.long.entry(docno).or_insert(next)
+        }
+    }
+}
+
 /// Lines visited query by query: a grouped file's own lines (`offsets` over them, from line
 /// `lo`), or the lines in `rows` (`offsets` over that list, `lo` 0).
 struct Visit<'a> {
@@ -372,7 +400,7 @@ struct Visit<'a> {
 /// of relevant documents and keep either one's judgment).
 fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, local: &mut [u32]) -> Documents {
     let (n, lo) = (local.len(), visit.lo);
-    let mut first: HashMap<&[u8], u32> = HashMap::new();
+    let mut first = Places::default();
     let mut out = Documents {
         first_line: Vec::with_capacity(n),
         grade: Vec::with_capacity(n),
@@ -388,7 +416,7 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, local: &mut [u32]) -> 
             start = out.grade.len();
         }
         let docno = b.docnos.get(j);
-        let d = *first.entry(docno).or_insert(out.grade.len() as u32) as usize;
+        let d = first.place(docno, out.grade.len() as u32) as usize;
         let chain = latest.get(d).copied().unwrap_or(NO_LINE);
         if let Some(i) = line_of_subtopic(chain, &previous, lo, &b.group, b.group[j]) {
             if out
@@ -522,24 +550,24 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
     // judgments index in cache, where one index of every line misses it on each lookup. A file
     // whose queries come one after another (the usual) is read in place.
     let grouped = b.query.windows(2).all(|w| w[0] <= w[1]);
-    let (offsets, rows) = if grouped {
+    let (line_offsets, rows) = if grouped {
         (query_offsets(&b.query, b.qids.ids.len()), Vec::new())
     } else {
         lines_by_query(&b.query, b.qids.ids.len())
     };
     let mut local = vec![0u32; n]; // per line: its document's place among its query's
     let documents = if grouped && n >= PARALLEL_LINES {
-        documents_in_halves(name, &b, &offsets, &mut local)
+        documents_in_halves(name, &b, &line_offsets, &mut local)
     } else {
         let visit = Visit {
-            offsets: &offsets,
+            offsets: &line_offsets,
             rows: &rows,
             grouped,
             lo: 0,
         };
         documents(name, &b, &visit, &mut local)
     };
-    drop((offsets, rows));
+    drop(rows);
     let Documents {
         first_line,
         grade,
@@ -572,13 +600,43 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
     for d in 2..offsets.len() {
         offsets[d] += offsets[d - 1];
     }
-    let (mut subtopic, mut grade) = (vec![0u32; n], vec![0.0; n]);
-    for j in 0..n {
+    let mut next_row = |j: usize| {
         let row = &mut offsets[at(j) + 1];
-        subtopic[*row] = b.group[j];
-        grade[*row] = b.grades[j];
         *row += 1;
-    }
+        *row - 1
+    };
+    // a grouped file whose queries come in byte order (the outer qrels' order) has each
+    // query's rows where its lines are: its subtopics and grades are moved within their own
+    // stretch, in place, through a copy of the stretch
+    let in_place = grouped && query_of.iter().enumerate().all(|(q, &o)| o == q);
+    let (subtopic, grade) = if in_place {
+        let (mut subtopic, mut grade) =
+            (std::mem::take(&mut b.group), std::mem::take(&mut b.grades));
+        let (mut was_subtopic, mut was_grade) = (Vec::new(), Vec::new());
+        for bounds in line_offsets.windows(2) {
+            let lines = bounds[0]..bounds[1];
+            was_subtopic.clear();
+            was_subtopic.extend_from_slice(&subtopic[lines.clone()]);
+            was_grade.clear();
+            was_grade.extend_from_slice(&grade[lines.clone()]);
+            for j in lines.clone() {
+                let row = next_row(j);
+                debug_assert!(lines.contains(&row));
+                subtopic[row] = was_subtopic[j - lines.start];
+                grade[row] = was_grade[j - lines.start];
+            }
+        }
+        (subtopic, grade)
+    } else {
+        let (mut subtopic, mut grade) = (vec![0u32; n], vec![0.0; n]);
+        for j in 0..n {
+            let row = next_row(j);
+            subtopic[row] = b.group[j];
+            grade[row] = b.grades[j];
+        }
+        (subtopic, grade)
+    };
+    drop(line_offsets);
     offsets.pop();
     let order = docno_places(&outer);
     outer.relations = Relations::Subtopics(Box::new(Subtopics {
@@ -686,5 +744,60 @@ mod tests {
                 expected.1
             );
         }
+    }
+
+    /// A judgment: its qid, its docno, and its rows' subtopics and grades (bits).
+    type Judgment = (Vec<u8>, Vec<u8>, Vec<(Vec<u8>, u64)>);
+
+    /// Each judgment's subtopics and grades, by (qid, docno), in row order.
+    fn judgments(qrels: &Qrels) -> Vec<Judgment> {
+        let Relations::Subtopics(s) = &qrels.relations else {
+            panic!("not subtopics")
+        };
+        let mut out = Vec::new();
+        for q in 0..qrels.qids.len() {
+            for j in qrels.offsets[q]..qrels.offsets[q + 1] {
+                let rows = (s.offsets[j]..s.offsets[j + 1])
+                    .map(|i| {
+                        (
+                            s.names[s.subtopic[i] as usize].clone(),
+                            s.grade[i].to_bits(),
+                        )
+                    })
+                    .collect();
+                out.push((
+                    qrels.qids.get(q).to_vec(),
+                    qrels.docnos.get(j).to_vec(),
+                    rows,
+                ));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn subtopics_moved_in_place_are_those_placed_anew() {
+        // queries in byte order (q000, q001, ...): each query's rows are where its lines are,
+        // moved in place; the same queries in the opposite order, and the lines with a query
+        // met again after the others (not grouped): placed in new columns
+        let mut rows = rows(&[]);
+        for row in rows.iter_mut() {
+            row.0 = format!("q{:03}", row.0[1..].parse::<usize>().unwrap());
+        }
+        let in_order = subtopics("f", builder(&rows)).unwrap();
+        let mut reversed = rows.clone();
+        reversed.sort_by(|a, b| b.0.cmp(&a.0)); // stable: each query's lines in file order
+        let reversed = subtopics("f", builder(&reversed)).unwrap();
+        let mut apart = rows.clone();
+        apart.rotate_left(1); // q000's first line last
+        let apart = subtopics("f", builder(&apart)).unwrap();
+        assert_eq!(judgments(&in_order), judgments(&reversed));
+        let sorted = |mut j: Vec<Judgment>| {
+            j.iter_mut().for_each(|(_, _, rows)| rows.sort());
+            j
+        };
+        assert_eq!(sorted(judgments(&in_order)), sorted(judgments(&apart)));
+        assert_eq!(judgments(&in_order).len(), 300 * 120);
     }
 }
