@@ -274,7 +274,7 @@ fn join_subtopics(
     if stand_in {
         topic.ranked.push(UNJUDGED);
     }
-    let all = subtopics.offsets[base]..subtopics.offsets[end];
+    let all = subtopics.offsets[base] as usize..subtopics.offsets[end] as usize;
     let mut named: Vec<u32> = subtopics.subtopic[all.clone()].to_vec();
     named.sort_unstable();
     named.dedup();
@@ -284,7 +284,7 @@ fn join_subtopics(
     topic.subtopic.clear();
     topic.grade.clear();
     for j in base..end {
-        for i in subtopics.offsets[j]..subtopics.offsets[j + 1] {
+        for i in subtopics.offsets[j] as usize..subtopics.offsets[j + 1] as usize {
             let local = named.binary_search(&subtopics.subtopic[i]).unwrap_or(0);
             topic.subtopic.push(local as u32);
             topic.grade.push(subtopics.grade[i]);

@@ -104,8 +104,9 @@ pub enum Relations {
 /// The judgments of a `subtopics` file, per judgment of the outer qrels (one per distinct
 /// (query, document), its grade the highest of the document's judgments).
 pub struct Subtopics {
-    /// The judgments of the outer qrels' judgment j are `offsets[j]..offsets[j + 1]`.
-    pub offsets: Vec<usize>,
+    /// The judgments of the outer qrels' judgment j are `offsets[j]..offsets[j + 1]` (fewer
+    /// than `u32::MAX` lines: `subtopics` refuses more).
+    pub offsets: Vec<u32>,
     /// Per judgment: its subtopic, numbered in order of first appearance in the file (the order
     /// pyndeval numbers them in, which is the order gains are added in), and its grade.
     pub subtopic: Vec<u32>,
@@ -297,20 +298,20 @@ fn docno_places(qrels: &Qrels) -> Vec<u32> {
     order
 }
 
-/// The line of `subtopic` in a document's chain of lines (from its latest, `previous` linking
-/// each to the one before (`previous[line - lo]`), `NO_LINE` ending it), if any.
-fn line_of_subtopic(
-    mut line: u32,
+/// The place of `subtopic` in a document's chain of its query's lines (places: the lines
+/// numbered from 0 in the query; from the latest, `previous` linking each place to the one
+/// before, `NO_LINE` ending it; `group` a place's subtopic), if any.
+fn place_of_subtopic(
+    mut place: u32,
     previous: &[u32],
-    lo: usize,
-    group: &[u32],
+    group: impl Fn(usize) -> u32,
     subtopic: u32,
 ) -> Option<usize> {
-    while line != NO_LINE {
-        if group[line as usize] == subtopic {
-            return Some(line as usize);
+    while place != NO_LINE {
+        if group(place as usize) == subtopic {
+            return Some(place as usize);
         }
-        line = previous[line as usize - lo];
+        place = previous[place as usize];
     }
     None
 }
@@ -397,7 +398,8 @@ struct Visit<'a> {
 /// Finds each query's distinct documents, writing each line's place among its query's
 /// documents into `local` (lines `lo..lo + local.len()`), and notes the first line that judges
 /// a document twice for one subtopic of a query (ndeval would add both to the subtopic's count
-/// of relevant documents and keep either one's judgment).
+/// of relevant documents and keep either one's judgment). What is kept of a query's lines
+/// while it is read is the query's own (a few thousand lines: in cache).
 fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, local: &mut [u32]) -> Documents {
     let (n, lo) = (local.len(), visit.lo);
     let mut first = Places::default();
@@ -406,53 +408,52 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, local: &mut [u32]) -> 
         grade: Vec::with_capacity(n),
         twice: None,
     };
-    // each document's lines so far, a chain: its latest line, and each line's previous one
-    let (mut latest, mut previous) = (Vec::<u32>::with_capacity(n), vec![NO_LINE; n]);
-    let mut start = 0; // where the query's documents start
-                       // one line (`fresh`: its query's first); false: stop at this query
-    let mut line = |j: usize, fresh: bool| -> bool {
-        if fresh {
-            first.clear();
-            start = out.grade.len();
-        }
-        let docno = b.docnos.get(j);
-        let d = first.place(docno, out.grade.len() as u32) as usize;
-        let chain = latest.get(d).copied().unwrap_or(NO_LINE);
-        if let Some(i) = line_of_subtopic(chain, &previous, lo, &b.group, b.group[j]) {
-            if out
-                .twice
-                .as_ref()
-                .is_none_or(|(line, _)| b.lines[j] < *line)
-            {
-                let message = format!(
-                    "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {})",
-                    show(docno),
-                    show(b.groups.ids.get(b.group[j] as usize)),
-                    show(b.qids.ids.get(b.query[j] as usize)),
-                    b.lines[i],
-                );
-                out.twice = Some((b.lines[j], Error::at(message, name, b.lines[j])));
-            }
-            return false; // the query's later lines come later in the file
-        }
-        local[j - lo] = (d - start) as u32;
-        if d < latest.len() {
-            out.grade[d] = f64::max(out.grade[d], b.grades[j]);
-            previous[j - lo] = latest[d];
-            latest[d] = j as u32;
-        } else {
-            out.first_line.push(j as u32);
-            out.grade.push(b.grades[j]);
-            latest.push(j as u32);
-        }
-        true
-    };
+    // each document's lines so far, a chain of places in the query: its latest, and each
+    // place's previous one
+    let (mut latest, mut previous) = (Vec::<u32>::new(), Vec::<u32>::new());
     for bounds in visit.offsets.windows(2) {
-        if visit.grouped {
-            (bounds[0]..bounds[1]).all(|j| line(j, j == bounds[0]));
-        } else {
-            let lines = &visit.rows[bounds[0]..bounds[1]];
-            lines.iter().enumerate().all(|(i, &j)| line(j, i == 0));
+        let line = |i: usize| match visit.grouped {
+            true => bounds[0] + i,
+            false => visit.rows[bounds[0] + i],
+        };
+        first.clear();
+        latest.clear();
+        previous.clear();
+        let start = out.grade.len(); // where the query's documents start
+        for i in 0..bounds[1] - bounds[0] {
+            let j = line(i);
+            let docno = b.docnos.get(j);
+            let d = first.place(docno, latest.len() as u32) as usize;
+            let chain = latest.get(d).copied().unwrap_or(NO_LINE);
+            let group = |place: usize| b.group[line(place)];
+            if let Some(p) = place_of_subtopic(chain, &previous, group, b.group[j]) {
+                if out
+                    .twice
+                    .as_ref()
+                    .is_none_or(|(line, _)| b.lines[j] < *line)
+                {
+                    let message = format!(
+                        "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {})",
+                        show(docno),
+                        show(b.groups.ids.get(b.group[j] as usize)),
+                        show(b.qids.ids.get(b.query[j] as usize)),
+                        b.lines[line(p)],
+                    );
+                    out.twice = Some((b.lines[j], Error::at(message, name, b.lines[j])));
+                }
+                break; // the query's later lines come later in the file
+            }
+            local[j - lo] = d as u32;
+            if d < latest.len() {
+                out.grade[start + d] = f64::max(out.grade[start + d], b.grades[j]);
+                previous.push(latest[d]);
+                latest[d] = i as u32;
+            } else {
+                out.first_line.push(j as u32);
+                out.grade.push(b.grades[j]);
+                previous.push(NO_LINE);
+                latest.push(i as u32);
+            }
         }
     }
     out
@@ -593,7 +594,7 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
     };
     // counts at offsets[d + 2], so that offsets[d + 1] is judgment d's next row while the lines
     // are placed, and its end afterwards
-    let mut offsets = vec![0usize; outer.grades.len() + 2];
+    let mut offsets = vec![0u32; outer.grades.len() + 2];
     for j in 0..n {
         offsets[at(j) + 2] += 1;
     }
@@ -603,7 +604,7 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
     let mut next_row = |j: usize| {
         let row = &mut offsets[at(j) + 1];
         *row += 1;
-        *row - 1
+        *row as usize - 1
     };
     // a grouped file whose queries come in byte order (the outer qrels' order) has each
     // query's rows where its lines are: its subtopics and grades are moved within their own
@@ -757,7 +758,7 @@ mod tests {
         let mut out = Vec::new();
         for q in 0..qrels.qids.len() {
             for j in qrels.offsets[q]..qrels.offsets[q + 1] {
-                let rows = (s.offsets[j]..s.offsets[j + 1])
+                let rows = (s.offsets[j] as usize..s.offsets[j + 1] as usize)
                     .map(|i| {
                         (
                             s.names[s.subtopic[i] as usize].clone(),
@@ -799,5 +800,31 @@ mod tests {
         };
         assert_eq!(sorted(judgments(&in_order)), sorted(judgments(&apart)));
         assert_eq!(judgments(&in_order).len(), 300 * 120);
+    }
+
+    #[test]
+    fn the_first_line_judging_twice_is_named_in_any_order_of_lines() {
+        for rotate in [0, 1, 5000] {
+            let mut rows = rows(&[(40, 1), (7, 2)]);
+            rows.rotate_left(rotate); // 1, 5000: a query's lines apart (not grouped)
+                                      // by brute force: the earliest line judging a (query, subtopic, document) again
+            let mut seen = std::collections::HashMap::new();
+            let mut expected = None;
+            for (i, (q, s, d, _)) in rows.iter().enumerate() {
+                if let Some(first) = seen.insert((q.clone(), s.clone(), d.clone()), i + 1) {
+                    expected.get_or_insert((i + 1, first));
+                }
+            }
+            let (line, first) = expected.unwrap();
+            let error = subtopics("f", builder(&rows))
+                .err()
+                .expect("refused")
+                .to_string();
+            assert!(error.starts_with(&format!("f:{line}: ")), "{error}");
+            assert!(
+                error.ends_with(&format!("(first at line {first})")),
+                "{error}"
+            );
+        }
     }
 }
