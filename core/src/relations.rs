@@ -3,6 +3,7 @@
 //! query, for the kernels to read from `Query::groups` and `Query::prefs`; or its subtopic
 //! judgments (`-R subtopics`), for `Query::subtopics`.
 
+use crate::arena::prefix;
 use crate::error::Result;
 use crate::label::{
     judged_grades, label_docnos, label_ranking, only_judged, stand_in_value, STAND_IN,
@@ -292,9 +293,29 @@ fn join_subtopics(
         topic.offsets.push(topic.subtopic.len());
     }
     topic.named = named;
-    topic.order.clear();
-    topic.order.extend_from_slice(&subtopics.order[base..end]);
+    docno_places(qrels, base..end, &mut topic.by_docno, &mut topic.order);
     topic.relevant.take();
+}
+
+/// Per judgment of `judgments` (one query's): its document's place in byte order among them
+/// (ndeval's tie rule for the ideal ranking), into `places`; `by_docno`: scratch.
+fn docno_places(
+    qrels: &Qrels,
+    judgments: std::ops::Range<usize>,
+    by_docno: &mut Vec<(u128, u32)>,
+    places: &mut Vec<u32>,
+) {
+    let base = judgments.start;
+    let docno = |j: u32| qrels.docnos.get(base + j as usize);
+    by_docno.clear();
+    by_docno
+        .extend((0..judgments.len() as u32).map(|j| (u128::from_be_bytes(prefix(docno(j))), j)));
+    by_docno.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| docno(a.1).cmp(docno(b.1))));
+    places.clear();
+    places.resize(judgments.len(), 0);
+    for (place, &(_, j)) in by_docno.iter().enumerate() {
+        places[j as usize] = place as u32;
+    }
 }
 
 /// Each group's labels of the ranking (-J: without the documents that group does not judge).

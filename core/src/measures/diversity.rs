@@ -31,6 +31,8 @@ pub struct Topic {
     pub grade: Vec<f64>,
     /// Per judged document: its place in byte order of the docnos (ndeval's tie rule).
     pub order: Vec<u32>,
+    /// Scratch for `order`: each judged document's first docno bytes and index, sorted.
+    pub(crate) by_docno: Vec<(u128, u32)>,
     /// How many subtopics the query's judgments name.
     pub width: usize,
     /// Per subtopic of the query: its number in the file (`read::Subtopics::names`).

@@ -115,9 +115,6 @@ pub struct Subtopics {
     pub count: usize,
     /// The subtopics' names, by their number.
     pub names: Vec<Vec<u8>>,
-    /// Per outer judgment: its document's place in byte order among its query's documents
-    /// (ndeval's tie rule for the ideal ranking).
-    pub order: Vec<u32>,
 }
 
 /// The judgment groups of `qrels_jg`: one qrels query per (query, group), in that order (a
@@ -277,25 +274,6 @@ pub(crate) fn preferences(name: &str, b: QrelsBuilder) -> Result<Qrels> {
     prefs.offsets = offsets;
     outer.relations = Relations::Preferences(Box::new(prefs));
     Ok(outer)
-}
-
-/// Per judgment: its document's place in byte order among its query's judged documents.
-fn docno_places(qrels: &Qrels) -> Vec<u32> {
-    let mut order = vec![0u32; qrels.grades.len()];
-    let mut by_docno: Vec<(u128, u32)> = Vec::new();
-    let docno = |j: u32| qrels.docnos.get(j as usize);
-    for bounds in qrels.offsets.windows(2) {
-        by_docno.clear();
-        by_docno.extend(
-            (bounds[0]..bounds[1])
-                .map(|j| (u128::from_be_bytes(prefix(docno(j as u32))), j as u32)),
-        );
-        by_docno.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| docno(a.1).cmp(docno(b.1))));
-        for (place, &(_, j)) in by_docno.iter().enumerate() {
-            order[j as usize] = place as u32;
-        }
-    }
-    order
 }
 
 /// The place of `subtopic` in a document's chain of its query's lines (places: the lines
@@ -503,9 +481,30 @@ fn documents_in_halves(
     a
 }
 
+/// Calls `visit(query, line)` for each line in file order, its query as the file numbers
+/// them: a grouped file's from its stretches of lines (`line_offsets`), another's from `query`.
+fn each_line(
+    grouped: bool,
+    line_offsets: &[usize],
+    query: &[u32],
+    visit: &mut dyn FnMut(usize, usize),
+) {
+    if grouped {
+        for (q, bounds) in line_offsets.windows(2).enumerate() {
+            (bounds[0]..bounds[1]).for_each(|j| visit(q, j));
+        }
+    } else {
+        query
+            .iter()
+            .enumerate()
+            .for_each(|(j, &q)| visit(q as usize, j));
+    }
+}
+
 /// The outer qrels' builder: one judgment per distinct document. A grouped file's documents
-/// come in line order, so its docnos and line numbers are kept in place (no second copy of
-/// the identifiers); otherwise they are copied.
+/// come in line order, so its queries, docnos and line numbers are kept in place (no second
+/// copy of the identifiers; the file's lines are then known by their stretches, not by
+/// `b.query`); otherwise they are copied.
 fn distinct_builder(
     b: &mut QrelsBuilder,
     first_line: Vec<u32>,
@@ -513,20 +512,24 @@ fn distinct_builder(
     grouped: bool,
 ) -> QrelsBuilder {
     let mut distinct = QrelsBuilder {
-        query: first_line.iter().map(|&j| b.query[j as usize]).collect(),
         grades: grade,
         qids: std::mem::take(&mut b.qids),
         ..QrelsBuilder::default()
     };
     if grouped {
-        distinct.docnos = std::mem::take(&mut b.docnos);
-        distinct.docnos.keep(&first_line);
+        distinct.query = std::mem::take(&mut b.query);
         distinct.lines = std::mem::take(&mut b.lines);
         for (i, &j) in first_line.iter().enumerate() {
-            distinct.lines[i] = distinct.lines[j as usize]; // i <= j: read before written
+            // i <= j: read before written
+            distinct.query[i] = distinct.query[j as usize];
+            distinct.lines[i] = distinct.lines[j as usize];
         }
+        distinct.query.truncate(first_line.len());
         distinct.lines.truncate(first_line.len());
+        distinct.docnos = std::mem::take(&mut b.docnos);
+        distinct.docnos.keep(&first_line);
     } else {
+        distinct.query = first_line.iter().map(|&j| b.query[j as usize]).collect();
         let mut docnos = Arena::with_capacity(first_line.len(), b.docnos.byte_len());
         for &j in &first_line {
             docnos.push(b.docnos.get(j as usize));
@@ -587,22 +590,22 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
     // each line under its outer judgment, in file order (a stable counting sort); the qrels
     // keep a query's judgments in the order given, so a line's judgment is its query's first
     // plus its document's place among the query's
-    let at = |j: usize| {
-        let q = query_of[b.query[j] as usize];
+    let at = |q: usize, j: usize| {
+        let q = query_of[q];
         debug_assert!(local[j] as usize + outer.offsets[q] < outer.offsets[q + 1]);
         outer.offsets[q] + local[j] as usize
     };
+    let each_line =
+        |visit: &mut dyn FnMut(usize, usize)| each_line(grouped, &line_offsets, &b.query, visit);
     // counts at offsets[d + 2], so that offsets[d + 1] is judgment d's next row while the lines
     // are placed, and its end afterwards
     let mut offsets = vec![0u32; outer.grades.len() + 2];
-    for j in 0..n {
-        offsets[at(j) + 2] += 1;
-    }
+    each_line(&mut |q, j| offsets[at(q, j) + 2] += 1);
     for d in 2..offsets.len() {
         offsets[d] += offsets[d - 1];
     }
-    let mut next_row = |j: usize| {
-        let row = &mut offsets[at(j) + 1];
+    let mut next_row = |q: usize, j: usize| {
+        let row = &mut offsets[at(q, j) + 1];
         *row += 1;
         *row as usize - 1
     };
@@ -614,14 +617,14 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
         let (mut subtopic, mut grade) =
             (std::mem::take(&mut b.group), std::mem::take(&mut b.grades));
         let (mut was_subtopic, mut was_grade) = (Vec::new(), Vec::new());
-        for bounds in line_offsets.windows(2) {
+        for (q, bounds) in line_offsets.windows(2).enumerate() {
             let lines = bounds[0]..bounds[1];
             was_subtopic.clear();
             was_subtopic.extend_from_slice(&subtopic[lines.clone()]);
             was_grade.clear();
             was_grade.extend_from_slice(&grade[lines.clone()]);
             for j in lines.clone() {
-                let row = next_row(j);
+                let row = next_row(q, j);
                 debug_assert!(lines.contains(&row));
                 subtopic[row] = was_subtopic[j - lines.start];
                 grade[row] = was_grade[j - lines.start];
@@ -630,23 +633,21 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
         (subtopic, grade)
     } else {
         let (mut subtopic, mut grade) = (vec![0u32; n], vec![0.0; n]);
-        for j in 0..n {
-            let row = next_row(j);
+        each_line(&mut |q, j| {
+            let row = next_row(q, j);
             subtopic[row] = b.group[j];
             grade[row] = b.grades[j];
-        }
+        });
         (subtopic, grade)
     };
     drop(line_offsets);
     offsets.pop();
-    let order = docno_places(&outer);
     outer.relations = Relations::Subtopics(Box::new(Subtopics {
         offsets,
         subtopic,
         grade,
         count: b.groups.ids.len(),
         names: b.groups.ids.iter().map(<[u8]>::to_vec).collect(),
-        order,
     }));
     Ok(outer)
 }
