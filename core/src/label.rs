@@ -114,21 +114,27 @@ pub fn label_judged(
         .judged
         .as_ref()
         .filter(|j| std::ptr::eq(&*j.qrels, qrels));
-    let judgment = |row: usize| match judged {
-        Some(judged) => judged.judgment[row],
-        None => qrels
-            .judgment(query, run.docnos.get(row))
-            .map_or(Judged::NONE, |j| j as u32),
-    };
-    let grade = |j: u32| (j != Judged::NONE).then(|| qrels.grades[j as usize]);
-    match judgments {
-        Some(kept) => {
-            kept.clear();
-            kept.extend(rows.iter().map(|&row| judgment(row)));
-            out.extend(kept.iter().map(|&j| value_of(grade(j))));
+    let lookup = |row: usize| qrels.judgment(query, run.docnos.get(row));
+    let Some(kept) = judgments else {
+        match judged {
+            Some(judged) => out.extend(rows.iter().map(|&row| value_of(judged.grade(row)))),
+            None => out.extend(
+                rows.iter()
+                    .map(|&row| value_of(lookup(row).map(|j| qrels.grades[j]))),
+            ),
         }
-        None => out.extend(rows.iter().map(|&row| value_of(grade(judgment(row))))),
+        return;
+    };
+    kept.clear();
+    match judged {
+        Some(judged) => kept.extend(rows.iter().map(|&row| judged.judgment[row])),
+        None => kept.extend(
+            rows.iter()
+                .map(|&row| lookup(row).map_or(Judged::NONE, |j| j as u32)),
+        ),
     }
+    let grade = |j: u32| (j != Judged::NONE).then(|| qrels.grades[j as usize]);
+    out.extend(kept.iter().map(|&j| value_of(grade(j))));
 }
 
 /// What an evaluation of the run against `qrels` does first, done ahead (the program's first
