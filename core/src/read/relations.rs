@@ -332,6 +332,8 @@ struct Documents {
     /// Per document: the line that first names it, and its highest judgment.
     first_line: Vec<u32>,
     grade: Vec<f64>,
+    /// Per document, when the lines were moved (`Columns::local` None): where its lines start.
+    rows: Vec<u32>,
     /// The file's first line that judges a document twice for one subtopic, and the error.
     twice: Option<(u64, Error)>,
 }
@@ -373,22 +375,92 @@ struct Visit<'a> {
     lo: usize,
 }
 
+/// The per-line columns `documents` reads (lines `lo..`: its subtopic and grade) and writes:
+/// each line's place among its query's documents into `local`, or, without `local` (a file
+/// grouped in byte order of its queries), each query's subtopics and grades moved in place
+/// into judgment order (a document's lines together, in file order; the documents in the
+/// order the lines first name them), which is where the qrels will keep them.
+struct Columns<'a> {
+    group: &'a mut [u32],
+    grades: &'a mut [f64],
+    local: Option<&'a mut [u32]>,
+}
+
+impl<'a> Columns<'a> {
+    fn split_at(self, at: usize) -> (Columns<'a>, Columns<'a>) {
+        let (group, later_group) = self.group.split_at_mut(at);
+        let (grades, later_grades) = self.grades.split_at_mut(at);
+        let (local, later_local) = match self.local {
+            Some(local) => {
+                let (early, late) = local.split_at_mut(at);
+                (Some(early), Some(late))
+            }
+            None => (None, None),
+        };
+        let early = Columns {
+            group,
+            grades,
+            local,
+        };
+        let late = Columns {
+            group: later_group,
+            grades: later_grades,
+            local: later_local,
+        };
+        (early, late)
+    }
+}
+
+/// Moves a query's subtopics and grades (its lines' stretch of the columns) into judgment
+/// order, each line to its document's next row (`place`: each line's document; `rows`: per
+/// document, its first row in the stretch, advanced as lines are placed); `was`: scratch.
+fn move_lines(
+    group: &mut [u32],
+    grades: &mut [f64],
+    place: &[u32],
+    rows: &mut [u32],
+    was: &mut (Vec<u32>, Vec<f64>),
+) {
+    was.0.clear();
+    was.0.extend_from_slice(group);
+    was.1.clear();
+    was.1.extend_from_slice(grades);
+    for (i, &d) in place.iter().enumerate() {
+        let row = rows[d as usize] as usize;
+        rows[d as usize] += 1;
+        group[row] = was.0[i];
+        grades[row] = was.1[i];
+    }
+}
+
 /// Finds each query's distinct documents, writing each line's place among its query's
 /// documents into `local` (lines `lo..lo + local.len()`), and notes the first line that judges
 /// a document twice for one subtopic of a query (ndeval would add both to the subtopic's count
 /// of relevant documents and keep either one's judgment). What is kept of a query's lines
 /// while it is read is the query's own (a few thousand lines: in cache).
-fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, local: &mut [u32]) -> Documents {
-    let (n, lo) = (local.len(), visit.lo);
+fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns) -> Documents {
+    let Columns {
+        group,
+        grades,
+        mut local,
+    } = columns;
+    let (n, lo) = (group.len(), visit.lo);
+    debug_assert!(local.is_some() || visit.grouped);
     let mut first = Places::default();
     let mut out = Documents {
         first_line: Vec::with_capacity(n),
         grade: Vec::with_capacity(n),
+        rows: Vec::new(),
         twice: None,
     };
     // each document's lines so far, a chain of places in the query: its latest, and each
-    // place's previous one
+    // place's previous one; moving lines, each line's document and each document's rows
     let (mut latest, mut previous) = (Vec::<u32>::new(), Vec::<u32>::new());
+    let (mut place, mut rows, mut was) = (
+        Vec::<u32>::new(),
+        Vec::<u32>::new(),
+        (Vec::new(), Vec::new()),
+    );
     for bounds in visit.offsets.windows(2) {
         let line = |i: usize| match visit.grouped {
             true => bounds[0] + i,
@@ -397,14 +469,15 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, local: &mut [u32]) -> 
         first.clear();
         latest.clear();
         previous.clear();
+        place.clear();
         let start = out.grade.len(); // where the query's documents start
         for i in 0..bounds[1] - bounds[0] {
             let j = line(i);
             let docno = b.docnos.get(j);
             let d = first.place(docno, latest.len() as u32) as usize;
             let chain = latest.get(d).copied().unwrap_or(NO_LINE);
-            let group = |place: usize| b.group[line(place)];
-            if let Some(p) = place_of_subtopic(chain, &previous, group, b.group[j]) {
+            let group_of = |place: usize| group[line(place) - lo];
+            if let Some(p) = place_of_subtopic(chain, &previous, group_of, group[j - lo]) {
                 if out
                     .twice
                     .as_ref()
@@ -413,7 +486,7 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, local: &mut [u32]) -> 
                     let message = format!(
                         "document '{}' is judged twice for subtopic '{}' of query '{}' (first at line {})",
                         show(docno),
-                        show(b.groups.ids.get(b.group[j] as usize)),
+                        show(b.groups.ids.get(group[j - lo] as usize)),
                         show(b.qids.ids.get(b.query[j] as usize)),
                         b.lines[line(p)],
                     );
@@ -421,17 +494,42 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, local: &mut [u32]) -> 
                 }
                 break; // the query's later lines come later in the file
             }
-            local[j - lo] = d as u32;
+            match local.as_deref_mut() {
+                Some(local) => local[j - lo] = d as u32,
+                None => place.push(d as u32),
+            }
             if d < latest.len() {
-                out.grade[start + d] = f64::max(out.grade[start + d], b.grades[j]);
+                out.grade[start + d] = f64::max(out.grade[start + d], grades[j - lo]);
                 previous.push(latest[d]);
                 latest[d] = i as u32;
             } else {
                 out.first_line.push(j as u32);
-                out.grade.push(b.grades[j]);
+                out.grade.push(grades[j - lo]);
                 previous.push(NO_LINE);
                 latest.push(i as u32);
             }
+        }
+        if local.is_none() && out.twice.is_none() {
+            // each document's lines counted, then its first row: its query's stretch of lines
+            // holds its rows
+            rows.clear();
+            rows.resize(latest.len(), 0);
+            place.iter().for_each(|&d| rows[d as usize] += 1);
+            let mut next = (bounds[0] - lo) as u32;
+            for count in rows.iter_mut() {
+                (*count, next) = (next, next + *count);
+                out.rows.push(*count + lo as u32);
+            }
+            let stretch = bounds[0] - lo..bounds[1] - lo;
+            let base = stretch.start as u32;
+            rows.iter_mut().for_each(|r| *r -= base);
+            move_lines(
+                &mut group[stretch.clone()],
+                &mut grades[stretch],
+                &place,
+                &mut rows,
+                &mut was,
+            );
         }
     }
     out
@@ -443,14 +541,14 @@ fn documents_in_halves(
     name: &str,
     b: &QrelsBuilder,
     offsets: &[usize],
-    local: &mut [u32],
+    columns: Columns,
 ) -> Documents {
-    let n = local.len();
+    let n = columns.group.len();
     let middle = offsets
         .partition_point(|&o| o < n / 2)
         .min(offsets.len() - 1);
     let lo = offsets[middle];
-    let (early, late) = local.split_at_mut(lo);
+    let (early, late) = columns.split_at(lo);
     let first = Visit {
         offsets: &offsets[..=middle],
         rows: &[],
@@ -473,6 +571,7 @@ fn documents_in_halves(
     });
     a.first_line.extend_from_slice(&b2.first_line);
     a.grade.extend_from_slice(&b2.grade);
+    a.rows.extend_from_slice(&b2.rows);
     if let Some((line, error)) = b2.twice {
         if a.twice.as_ref().is_none_or(|(earlier, _)| line < *earlier) {
             a.twice = Some((line, error));
@@ -559,9 +658,20 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
     } else {
         lines_by_query(&b.query, b.qids.ids.len())
     };
-    let mut local = vec![0u32; n]; // per line: its document's place among its query's
+    // a grouped file whose queries come in byte order (the outer qrels' order: the usual) has
+    // each query's rows where its lines are, and its lines are moved there as its documents
+    // are found; another's lines are placed afterwards, by each line's document (`local`)
+    let ids = &b.qids.ids;
+    let in_place = grouped && (1..ids.len()).all(|q| ids.get(q - 1) < ids.get(q));
+    let (mut group, mut grades) = (std::mem::take(&mut b.group), std::mem::take(&mut b.grades));
+    let mut local = if in_place { Vec::new() } else { vec![0u32; n] };
+    let columns = Columns {
+        group: &mut group,
+        grades: &mut grades,
+        local: (!in_place).then_some(local.as_mut_slice()),
+    };
     let documents = if grouped && n >= PARALLEL_LINES {
-        documents_in_halves(name, &b, &line_offsets, &mut local)
+        documents_in_halves(name, &b, &line_offsets, columns)
     } else {
         let visit = Visit {
             offsets: &line_offsets,
@@ -569,12 +679,13 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
             grouped,
             lo: 0,
         };
-        documents(name, &b, &visit, &mut local)
+        documents(name, &b, &visit, columns)
     };
     drop(rows);
     let Documents {
         first_line,
         grade,
+        rows,
         twice,
     } = documents;
     if let Some((_, error)) = twice {
@@ -583,65 +694,20 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
     let distinct = distinct_builder(&mut b, first_line, grade, grouped);
     let qids: Vec<Vec<u8>> = distinct.qids.ids.iter().map(<[u8]>::to_vec).collect();
     let mut outer = assemble(name, distinct, false, Some("line"))?;
-    let query_of: Vec<usize> = qids
-        .iter()
-        .map(|qid| outer.query(qid).unwrap_or(usize::MAX))
-        .collect();
-    // each line under its outer judgment, in file order (a stable counting sort); the qrels
-    // keep a query's judgments in the order given, so a line's judgment is its query's first
-    // plus its document's place among the query's
-    let at = |q: usize, j: usize| {
-        let q = query_of[q];
-        debug_assert!(local[j] as usize + outer.offsets[q] < outer.offsets[q + 1]);
-        outer.offsets[q] + local[j] as usize
-    };
-    let each_line =
-        |visit: &mut dyn FnMut(usize, usize)| each_line(grouped, &line_offsets, &b.query, visit);
-    // counts at offsets[d + 2], so that offsets[d + 1] is judgment d's next row while the lines
-    // are placed, and its end afterwards
-    let mut offsets = vec![0u32; outer.grades.len() + 2];
-    each_line(&mut |q, j| offsets[at(q, j) + 2] += 1);
-    for d in 2..offsets.len() {
-        offsets[d] += offsets[d - 1];
-    }
-    let mut next_row = |q: usize, j: usize| {
-        let row = &mut offsets[at(q, j) + 1];
-        *row += 1;
-        *row as usize - 1
-    };
-    // a grouped file whose queries come in byte order (the outer qrels' order) has each
-    // query's rows where its lines are: its subtopics and grades are moved within their own
-    // stretch, in place, through a copy of the stretch
-    let in_place = grouped && query_of.iter().enumerate().all(|(q, &o)| o == q);
-    let (subtopic, grade) = if in_place {
-        let (mut subtopic, mut grade) =
-            (std::mem::take(&mut b.group), std::mem::take(&mut b.grades));
-        let (mut was_subtopic, mut was_grade) = (Vec::new(), Vec::new());
-        for (q, bounds) in line_offsets.windows(2).enumerate() {
-            let lines = bounds[0]..bounds[1];
-            was_subtopic.clear();
-            was_subtopic.extend_from_slice(&subtopic[lines.clone()]);
-            was_grade.clear();
-            was_grade.extend_from_slice(&grade[lines.clone()]);
-            for j in lines.clone() {
-                let row = next_row(q, j);
-                debug_assert!(lines.contains(&row));
-                subtopic[row] = was_subtopic[j - lines.start];
-                grade[row] = was_grade[j - lines.start];
-            }
-        }
-        (subtopic, grade)
+    let (offsets, subtopic, grade) = if in_place {
+        debug_assert!((0..qids.len()).all(|q| outer.query(&qids[q]) == Some(q)));
+        let mut offsets = rows;
+        offsets.push(n as u32);
+        (offsets, group, grades)
     } else {
-        let (mut subtopic, mut grade) = (vec![0u32; n], vec![0.0; n]);
-        each_line(&mut |q, j| {
-            let row = next_row(q, j);
-            subtopic[row] = b.group[j];
-            grade[row] = b.grades[j];
-        });
-        (subtopic, grade)
+        let query_of: Vec<usize> = qids
+            .iter()
+            .map(|qid| outer.query(qid).unwrap_or(usize::MAX))
+            .collect();
+        placed(&outer, &query_of, &local, &group, &grades, |visit| {
+            each_line(grouped, &line_offsets, &b.query, visit)
+        })
     };
-    drop(line_offsets);
-    offsets.pop();
     outer.relations = Relations::Subtopics(Box::new(Subtopics {
         offsets,
         subtopic,
@@ -650,6 +716,42 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
         names: b.groups.ids.iter().map(<[u8]>::to_vec).collect(),
     }));
     Ok(outer)
+}
+
+/// The lines' subtopics and grades placed under their outer judgments, in file order (a
+/// stable counting sort): per judgment its rows' offsets, then the two columns. The qrels keep
+/// a query's judgments in the order given, so a line's judgment is its query's first plus its
+/// document's place among the query's (`local`); `each_line` visits (query, line) in file order.
+fn placed(
+    outer: &Qrels,
+    query_of: &[usize],
+    local: &[u32],
+    group: &[u32],
+    grades: &[f64],
+    each_line: impl Fn(&mut dyn FnMut(usize, usize)),
+) -> (Vec<u32>, Vec<u32>, Vec<f64>) {
+    let n = local.len();
+    let at = |q: usize, j: usize| {
+        let q = query_of[q];
+        debug_assert!(local[j] as usize + outer.offsets[q] < outer.offsets[q + 1]);
+        outer.offsets[q] + local[j] as usize
+    };
+    // counts at offsets[d + 2], so that offsets[d + 1] is judgment d's next row while the lines
+    // are placed, and its end afterwards
+    let mut offsets = vec![0u32; outer.grades.len() + 2];
+    each_line(&mut |q, j| offsets[at(q, j) + 2] += 1);
+    for d in 2..offsets.len() {
+        offsets[d] += offsets[d - 1];
+    }
+    let (mut subtopic, mut grade) = (vec![0u32; n], vec![0.0; n]);
+    each_line(&mut |q, j| {
+        let row = &mut offsets[at(q, j) + 1];
+        subtopic[*row as usize] = group[j];
+        grade[*row as usize] = grades[j];
+        *row += 1;
+    });
+    offsets.pop();
+    (offsets, subtopic, grade)
 }
 
 #[cfg(test)]
@@ -695,6 +797,7 @@ mod tests {
         rows
     }
 
+    /// `documents` in one pass and in halves, each line's place noted (`local`).
     fn both_ways(b: &QrelsBuilder) -> (Documents, Vec<u32>, Documents, Vec<u32>) {
         let n = b.grades.len();
         let offsets = query_offsets(&b.query, b.qids.ids.len());
@@ -705,9 +808,61 @@ mod tests {
             lo: 0,
         };
         let (mut one, mut two) = (vec![0u32; n], vec![0u32; n]);
-        let whole = documents("f", b, &visit, &mut one);
-        let halves = documents_in_halves("f", b, &offsets, &mut two);
+        let (mut group, mut grades) = (b.group.clone(), b.grades.clone());
+        let columns = Columns {
+            group: &mut group,
+            grades: &mut grades,
+            local: Some(&mut one),
+        };
+        let whole = documents("f", b, &visit, columns);
+        let (mut group, mut grades) = (b.group.clone(), b.grades.clone());
+        let columns = Columns {
+            group: &mut group,
+            grades: &mut grades,
+            local: Some(&mut two),
+        };
+        let halves = documents_in_halves("f", b, &offsets, columns);
         (whole, one, halves, two)
+    }
+
+    #[test]
+    fn lines_moved_in_halves_are_those_moved_in_one_pass() {
+        let b = builder(&rows(&[]));
+        let offsets = query_offsets(&b.query, b.qids.ids.len());
+        let visit = Visit {
+            offsets: &offsets,
+            rows: &[],
+            grouped: true,
+            lo: 0,
+        };
+        let (mut group, mut grades) = (b.group.clone(), b.grades.clone());
+        let columns = Columns {
+            group: &mut group,
+            grades: &mut grades,
+            local: None,
+        };
+        let whole = documents("f", &b, &visit, columns);
+        let (mut group2, mut grades2) = (b.group.clone(), b.grades.clone());
+        let columns = Columns {
+            group: &mut group2,
+            grades: &mut grades2,
+            local: None,
+        };
+        let halves = documents_in_halves("f", &b, &offsets, columns);
+        assert_eq!(whole.rows, halves.rows);
+        assert_eq!(whole.first_line, halves.first_line);
+        assert_eq!(
+            (
+                &group,
+                grades.iter().map(|g| g.to_bits()).collect::<Vec<_>>()
+            ),
+            (
+                &group2,
+                grades2.iter().map(|g| g.to_bits()).collect::<Vec<_>>()
+            )
+        );
+        assert_ne!(group, b.group); // moved: a document's lines apart in the file are together
+        assert_eq!(whole.rows.len(), whole.first_line.len());
     }
 
     #[test]
@@ -805,8 +960,14 @@ mod tests {
 
     #[test]
     fn the_first_line_judging_twice_is_named_in_any_order_of_lines() {
-        for rotate in [0, 1, 5000] {
+        for (rotate, padded) in [(0, false), (0, true), (1, false), (5000, true)] {
             let mut rows = rows(&[(40, 1), (7, 2)]);
+            if padded {
+                // queries in byte order: the lines are moved as the documents are found
+                for row in rows.iter_mut() {
+                    row.0 = format!("q{:03}", row.0[1..].parse::<usize>().unwrap());
+                }
+            }
             rows.rotate_left(rotate); // 1, 5000: a query's lines apart (not grouped)
                                       // by brute force: the earliest line judging a (query, subtopic, document) again
             let mut seen = std::collections::HashMap::new();
