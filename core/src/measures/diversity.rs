@@ -53,6 +53,28 @@ pub(crate) struct Relevant {
     pub(crate) per_subtopic: Vec<u32>,
     /// Subtopics with a relevant document (ndeval's actualSubtopics).
     pub(crate) actual: usize,
+    /// The ideal ranking last worked out, for the query's next measures (`Ideal`).
+    ideal: IdealKept,
+}
+
+/// Documents relevant to the same subtopics: those subtopics, and each document's (place in
+/// docno order, index).
+type Class<'r> = (&'r [u32], Vec<(u32, u32)>);
+
+/// An ideal ranking kept: the bits of its alpha, whether it runs to its end (not only to the
+/// depth asked), and each choice's document and place in docno order.
+type Ideal = (u64, bool, Vec<(u32, u32)>);
+
+/// The ideal ranking a topic's measures share (a measure asking for fewer ranks reads the first
+/// ones; one asking for more, or another alpha, works out its own, which is then kept).
+#[derive(Debug, Default)]
+struct IdealKept(std::sync::Mutex<Option<Ideal>>);
+
+impl Clone for IdealKept {
+    /// A copy of the judgments keeps no ideal (it is worked out again when asked for).
+    fn clone(&self) -> Self {
+        IdealKept::default()
+    }
 }
 
 impl Relevant {
@@ -63,6 +85,7 @@ impl Relevant {
             subtopics: Vec::new(),
             per_subtopic: vec![0; topic.width],
             actual: 0,
+            ideal: IdealKept::default(),
         };
         for d in 0..topic.order.len() {
             let start = r.subtopics.len();
@@ -100,28 +123,50 @@ impl Relevant {
     /// Documents relevant to the same subtopics always have the same gain (summed the same
     /// way), so of each such class only the one of the greatest docno can be chosen next: each
     /// step compares the classes, not the documents, and chooses what a scan of every document
-    /// would.
+    /// would. The greedy choices do not depend on the depth, so an ideal worked out for one
+    /// measure serves the query's others to as many ranks (`IdealKept`).
     fn ideal(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<&[u32]> {
-        let ideal = self.ideal_walk(topic, alpha, depth);
-        ideal.into_iter().map(|(subtopics, _)| subtopics).collect()
+        self.with_ideal(topic, alpha, depth, |ideal| {
+            ideal.iter().map(|&(d, _)| self.of_doc(d)).collect()
+        })
     }
 
     /// ndeval's ideal ranking as `ideal` ranks it, as the query's judged documents (explain
     /// shows them).
     pub(crate) fn ideal_docs(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<u32> {
-        let mut by_order = vec![0u32; topic.order.len()];
-        for (d, &place) in topic.order.iter().enumerate() {
-            by_order[place as usize] = d as u32;
-        }
-        let ideal = self.ideal_walk(topic, alpha, depth);
-        ideal
-            .into_iter()
-            .map(|(_, place)| by_order[place as usize])
-            .collect()
+        self.with_ideal(topic, alpha, depth, |ideal| {
+            ideal.iter().map(|&(d, _)| d).collect()
+        })
     }
 
-    /// `ideal`'s choices: each document's subtopics and its place in docno order.
-    fn ideal_walk(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<(&[u32], u32)> {
+    /// `read` of the ideal's first `depth` choices for `alpha`: those kept when they reach that
+    /// far, or worked out (and kept).
+    fn with_ideal<T>(
+        &self,
+        topic: &Topic,
+        alpha: f64,
+        depth: usize,
+        read: impl FnOnce(&[(u32, u32)]) -> T,
+    ) -> T {
+        let bits = alpha.to_bits();
+        let mut kept = self
+            .ideal
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let enough = |k: &Ideal| k.0 == bits && (k.1 || k.2.len() >= depth);
+        if !kept.as_ref().is_some_and(enough) {
+            let ideal = self.ideal_walk(topic, alpha, depth);
+            let whole = ideal.len() < depth;
+            *kept = Some((bits, whole, ideal));
+        }
+        let ideal = &kept.as_ref().expect("kept above").2;
+        read(&ideal[..ideal.len().min(depth)])
+    }
+
+    /// `ideal`'s choices to `depth` ranks (fewer: the ideal ends there): each document and its
+    /// place in docno order.
+    fn ideal_walk(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<(u32, u32)> {
         debug_assert!((0.0..=1.0).contains(&alpha)); // gains never grow: a gain of 0 stays 0
         let mut gain = vec![1.0f64; topic.width];
         let mut classes = self.classes(topic);
@@ -129,7 +174,7 @@ impl Relevant {
         while out.len() < depth {
             let mut best: Option<(usize, f64, u32)> = None;
             for (c, (subtopics, docs)) in classes.iter().enumerate() {
-                let Some(&order) = docs.last() else {
+                let Some(&(order, _)) = docs.last() else {
                     continue;
                 };
                 let mut score = 0.0;
@@ -141,35 +186,35 @@ impl Relevant {
                     best = Some((c, score, order));
                 }
             }
-            let Some((c, score, order)) = best else {
+            let Some((c, score, _)) = best else {
                 break;
             };
             if score == 0.0 {
                 break;
             }
             let subtopics = classes[c].0;
-            classes[c].1.pop();
+            let (order, d) = classes[c].1.pop().expect("a class with a document left");
             for &s in subtopics {
                 gain[s as usize] *= 1.0 - alpha;
             }
-            out.push((subtopics, order));
+            out.push((d, order));
         }
         out
     }
 
     /// The documents relevant to some subtopic, in classes of the same subtopics, each class
-    /// its documents' places in docno order, ascending (its next choice last).
-    fn classes(&self, topic: &Topic) -> Vec<(&[u32], Vec<u32>)> {
-        let mut docs: Vec<(&[u32], u32)> = (0..topic.order.len() as u32)
-            .map(|d| (self.of_doc(d), topic.order[d as usize]))
-            .filter(|(subtopics, _)| !subtopics.is_empty())
+    /// its documents' (place in docno order, document), ascending (its next choice last).
+    fn classes(&self, topic: &Topic) -> Vec<Class<'_>> {
+        let mut docs: Vec<(&[u32], u32, u32)> = (0..topic.order.len() as u32)
+            .map(|d| (self.of_doc(d), topic.order[d as usize], d))
+            .filter(|(subtopics, _, _)| !subtopics.is_empty())
             .collect();
         docs.sort_unstable();
-        let mut classes: Vec<(&[u32], Vec<u32>)> = Vec::new();
-        for (subtopics, order) in docs {
+        let mut classes: Vec<Class> = Vec::new();
+        for (subtopics, order, d) in docs {
             match classes.last_mut() {
-                Some((same, members)) if *same == subtopics => members.push(order),
-                _ => classes.push((subtopics, vec![order])),
+                Some((same, members)) if *same == subtopics => members.push((order, d)),
+                _ => classes.push((subtopics, vec![(order, d)])),
             }
         }
         classes
