@@ -797,9 +797,12 @@ mod tests {
         rows
     }
 
-    /// `documents` in one pass and in halves, each line's place noted (`local`).
-    fn both_ways(b: &QrelsBuilder) -> (Documents, Vec<u32>, Documents, Vec<u32>) {
-        let n = b.grades.len();
+    /// What `documents` found, and the subtopics and grades as it left them.
+    type Found = (Documents, Vec<u32>, Vec<f64>);
+
+    /// `documents` of `b` in one pass and in halves, each on copies of its subtopics and
+    /// grades, each line's place noted in its `local` when given (lines moved otherwise).
+    fn passes(b: &QrelsBuilder, local: [Option<&mut [u32]>; 2]) -> [Found; 2] {
         let offsets = query_offsets(&b.query, b.qids.ids.len());
         let visit = Visit {
             offsets: &offsets,
@@ -807,60 +810,39 @@ mod tests {
             grouped: true,
             lo: 0,
         };
+        let pass = |halves: bool, local: Option<&mut [u32]>| {
+            let (mut group, mut grades) = (b.group.clone(), b.grades.clone());
+            let columns = Columns {
+                group: &mut group,
+                grades: &mut grades,
+                local,
+            };
+            let found = match halves {
+                true => documents_in_halves("f", b, &offsets, columns),
+                false => documents("f", b, &visit, columns),
+            };
+            (found, group, grades)
+        };
+        let [one, two] = local;
+        [pass(false, one), pass(true, two)]
+    }
+
+    /// `documents` in one pass and in halves, each line's place noted (`local`).
+    fn both_ways(b: &QrelsBuilder) -> (Documents, Vec<u32>, Documents, Vec<u32>) {
+        let n = b.grades.len();
         let (mut one, mut two) = (vec![0u32; n], vec![0u32; n]);
-        let (mut group, mut grades) = (b.group.clone(), b.grades.clone());
-        let columns = Columns {
-            group: &mut group,
-            grades: &mut grades,
-            local: Some(&mut one),
-        };
-        let whole = documents("f", b, &visit, columns);
-        let (mut group, mut grades) = (b.group.clone(), b.grades.clone());
-        let columns = Columns {
-            group: &mut group,
-            grades: &mut grades,
-            local: Some(&mut two),
-        };
-        let halves = documents_in_halves("f", b, &offsets, columns);
+        let [(whole, ..), (halves, ..)] = passes(b, [Some(&mut one), Some(&mut two)]);
         (whole, one, halves, two)
     }
 
     #[test]
     fn lines_moved_in_halves_are_those_moved_in_one_pass() {
         let b = builder(&rows(&[]));
-        let offsets = query_offsets(&b.query, b.qids.ids.len());
-        let visit = Visit {
-            offsets: &offsets,
-            rows: &[],
-            grouped: true,
-            lo: 0,
-        };
-        let (mut group, mut grades) = (b.group.clone(), b.grades.clone());
-        let columns = Columns {
-            group: &mut group,
-            grades: &mut grades,
-            local: None,
-        };
-        let whole = documents("f", &b, &visit, columns);
-        let (mut group2, mut grades2) = (b.group.clone(), b.grades.clone());
-        let columns = Columns {
-            group: &mut group2,
-            grades: &mut grades2,
-            local: None,
-        };
-        let halves = documents_in_halves("f", &b, &offsets, columns);
+        let [(whole, group, grades), (halves, group2, grades2)] = passes(&b, [None, None]);
         assert_eq!(whole.rows, halves.rows);
         assert_eq!(whole.first_line, halves.first_line);
-        assert_eq!(
-            (
-                &group,
-                grades.iter().map(|g| g.to_bits()).collect::<Vec<_>>()
-            ),
-            (
-                &group2,
-                grades2.iter().map(|g| g.to_bits()).collect::<Vec<_>>()
-            )
-        );
+        let bits = |g: &[f64]| g.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+        assert_eq!((&group, bits(&grades)), (&group2, bits(&grades2)));
         assert_ne!(group, b.group); // moved: a document's lines apart in the file are together
         assert_eq!(whole.rows.len(), whole.first_line.len());
     }
