@@ -239,9 +239,15 @@ pub fn tie_runs<'a>(
     })
 }
 
-/// The labels of a ranking in trec_eval's order as the other tie rule (`Ties::Reversed`)
-/// orders them: each run of equal scores reversed.
-pub fn reverse_ties(rows: &[usize], values: &[f64], run: &Run, compat: Compat, out: &mut Vec<f64>) {
+/// Values per rank of a ranking in trec_eval's order (its labels, its rows, ...) as the other
+/// tie rule (`Ties::Reversed`) orders them: each run of equal scores reversed.
+pub fn reverse_ties<T: Copy>(
+    rows: &[usize],
+    values: &[T],
+    run: &Run,
+    compat: Compat,
+    out: &mut Vec<T>,
+) {
     out.clear();
     out.extend_from_slice(values);
     for range in tie_runs(rows, run, compat) {

@@ -13,7 +13,7 @@ use crate::measures::irm::{Overlap, Rankings};
 use crate::measures::jg::GroupRanking;
 use crate::measures::prefs::{Counts, Line};
 use crate::options::{Compat, Options, Ties};
-use crate::rank::{check_duplicates, rank_query_by, rank_rows, sort_score, tie_runs};
+use crate::rank::{check_duplicates, rank_query_by, rank_rows, reverse_ties, sort_score, tie_runs};
 use crate::read::Groups;
 use crate::read::{Judged, Preferences, Qrels, Relations, Run, Subtopics};
 
@@ -113,24 +113,19 @@ fn rank_reversed(
     out: &mut Vec<usize>,
     judgments: &mut Vec<u32>,
 ) -> bool {
-    out.clear();
     judgments.clear();
     let by_docno = matches!(options.ties, Ties::Docno | Ties::Average);
     if !(by_docno && ranking.ties_whole && !options.drop_self) {
+        out.clear();
         out.extend_from_slice(ranking.lines);
         rank_query_by(out, run, options, Ties::Reversed);
         return false;
     }
-    out.extend_from_slice(ranking.ranked);
-    let kept = ranking.judgments.len() == ranking.ranked.len();
+    let (ranked, compat) = (ranking.ranked, options.compat);
+    reverse_ties(ranked, ranked, run, compat, out);
+    let kept = ranking.judgments.len() == ranked.len();
     if kept {
-        judgments.extend_from_slice(ranking.judgments);
-    }
-    for ties in tie_runs(ranking.ranked, run, options.compat).filter(|r| r.len() > 1) {
-        out[ties.clone()].reverse();
-        if kept {
-            judgments[ties].reverse();
-        }
+        reverse_ties(ranked, ranking.judgments, run, compat, judgments);
     }
     kept
 }

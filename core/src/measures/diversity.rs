@@ -62,8 +62,8 @@ pub(crate) struct Relevant {
 type Class<'r> = (&'r [u32], Vec<(u32, u32)>);
 
 /// An ideal ranking kept: the bits of its alpha, whether it runs to its end (not only to the
-/// depth asked), and each choice's document and place in docno order.
-type Ideal = (u64, bool, Vec<(u32, u32)>);
+/// depth asked), and its documents.
+type Ideal = (u64, bool, Vec<u32>);
 
 /// The ideal ranking a topic's measures share (a measure asking for fewer ranks reads the first
 /// ones; one asking for more, or another alpha, works out its own, which is then kept).
@@ -127,16 +127,14 @@ impl Relevant {
     /// measure serves the query's others to as many ranks (`IdealKept`).
     fn ideal(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<&[u32]> {
         self.with_ideal(topic, alpha, depth, |ideal| {
-            ideal.iter().map(|&(d, _)| self.of_doc(d)).collect()
+            ideal.iter().map(|&d| self.of_doc(d)).collect()
         })
     }
 
     /// ndeval's ideal ranking as `ideal` ranks it, as the query's judged documents (explain
     /// shows them).
     pub(crate) fn ideal_docs(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<u32> {
-        self.with_ideal(topic, alpha, depth, |ideal| {
-            ideal.iter().map(|&(d, _)| d).collect()
-        })
+        self.with_ideal(topic, alpha, depth, <[u32]>::to_vec)
     }
 
     /// `read` of the ideal's first `depth` choices for `alpha`: those kept when they reach that
@@ -146,7 +144,7 @@ impl Relevant {
         topic: &Topic,
         alpha: f64,
         depth: usize,
-        read: impl FnOnce(&[(u32, u32)]) -> T,
+        read: impl FnOnce(&[u32]) -> T,
     ) -> T {
         let bits = alpha.to_bits();
         let mut kept = self
@@ -164,9 +162,8 @@ impl Relevant {
         read(&ideal[..ideal.len().min(depth)])
     }
 
-    /// `ideal`'s choices to `depth` ranks (fewer: the ideal ends there): each document and its
-    /// place in docno order.
-    fn ideal_walk(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<(u32, u32)> {
+    /// `ideal`'s choices to `depth` ranks (fewer: the ideal ends there): their documents.
+    fn ideal_walk(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<u32> {
         debug_assert!((0.0..=1.0).contains(&alpha)); // gains never grow: a gain of 0 stays 0
         let mut gain = vec![1.0f64; topic.width];
         let mut classes = self.classes(topic);
@@ -193,11 +190,11 @@ impl Relevant {
                 break;
             }
             let subtopics = classes[c].0;
-            let (order, d) = classes[c].1.pop().expect("a class with a document left");
+            let (_, d) = classes[c].1.pop().expect("a class with a document left");
             for &s in subtopics {
                 gain[s as usize] *= 1.0 - alpha;
             }
-            out.push((d, order));
+            out.push(d);
         }
         out
     }
