@@ -332,8 +332,8 @@ struct Documents {
     /// Per document: the line that first names it, and its highest judgment.
     first_line: Vec<u32>,
     grade: Vec<f64>,
-    /// Per document, when the lines were moved (`Columns::local` None): where its lines start.
-    rows: Vec<u32>,
+    /// Per document, when the lines were moved (`Columns::local` None): its first row.
+    first_row: Vec<u32>,
     /// The file's first line that judges a document twice for one subtopic, and the error.
     twice: Option<(u64, Error)>,
 }
@@ -450,7 +450,7 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns) -> D
     let mut out = Documents {
         first_line: Vec::with_capacity(n),
         grade: Vec::with_capacity(n),
-        rows: Vec::new(),
+        first_row: Vec::new(),
         twice: None,
     };
     // each document's lines so far, a chain of places in the query: its latest, and each
@@ -510,19 +510,17 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns) -> D
             }
         }
         if local.is_none() && out.twice.is_none() {
-            // each document's lines counted, then its first row: its query's stretch of lines
-            // holds its rows
+            // each document's lines counted, then its first row in the query's stretch of
+            // lines, which holds its rows
             rows.clear();
             rows.resize(latest.len(), 0);
             place.iter().for_each(|&d| rows[d as usize] += 1);
-            let mut next = (bounds[0] - lo) as u32;
+            let mut next = 0;
             for count in rows.iter_mut() {
                 (*count, next) = (next, next + *count);
-                out.rows.push(*count + lo as u32);
+                out.first_row.push(bounds[0] as u32 + *count);
             }
             let stretch = bounds[0] - lo..bounds[1] - lo;
-            let base = stretch.start as u32;
-            rows.iter_mut().for_each(|r| *r -= base);
             move_lines(
                 &mut group[stretch.clone()],
                 &mut grades[stretch],
@@ -571,7 +569,7 @@ fn documents_in_halves(
     });
     a.first_line.extend_from_slice(&b2.first_line);
     a.grade.extend_from_slice(&b2.grade);
-    a.rows.extend_from_slice(&b2.rows);
+    a.first_row.extend_from_slice(&b2.first_row);
     if let Some((line, error)) = b2.twice {
         if a.twice.as_ref().is_none_or(|(earlier, _)| line < *earlier) {
             a.twice = Some((line, error));
@@ -685,7 +683,7 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
     let Documents {
         first_line,
         grade,
-        rows,
+        first_row,
         twice,
     } = documents;
     if let Some((_, error)) = twice {
@@ -696,7 +694,7 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
     let mut outer = assemble(name, distinct, false, Some("line"))?;
     let (offsets, subtopic, grade) = if in_place {
         debug_assert!((0..qids.len()).all(|q| outer.query(&qids[q]) == Some(q)));
-        let mut offsets = rows;
+        let mut offsets = first_row;
         offsets.push(n as u32);
         (offsets, group, grades)
     } else {
@@ -839,12 +837,12 @@ mod tests {
     fn lines_moved_in_halves_are_those_moved_in_one_pass() {
         let b = builder(&rows(&[]));
         let [(whole, group, grades), (halves, group2, grades2)] = passes(&b, [None, None]);
-        assert_eq!(whole.rows, halves.rows);
+        assert_eq!(whole.first_row, halves.first_row);
         assert_eq!(whole.first_line, halves.first_line);
         let bits = |g: &[f64]| g.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
         assert_eq!((&group, bits(&grades)), (&group2, bits(&grades2)));
         assert_ne!(group, b.group); // moved: a document's lines apart in the file are together
-        assert_eq!(whole.rows.len(), whole.first_line.len());
+        assert_eq!(whole.first_row.len(), whole.first_line.len());
     }
 
     #[test]
