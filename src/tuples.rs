@@ -163,11 +163,14 @@ impl<'py> Rows<'py> {
                 tuple.get_borrowed_item(layout.value)?,
             );
             let same = previous.same(&q);
-            let (qid, docno, value) = match (&same, usual_id(&d), native(&v, floats)) {
-                (Some(_), Some(docno), Some(value)) => (previous.bytes(), docno, value),
-                _ => {
+            let unusual; // a row's ids as read when they are not all read natively
+            let (qid, docno, value, same) = match (same, usual_id(&d), native(&v, floats)) {
+                (Some(same), Some(docno), Some(value)) => {
+                    (previous.bytes(), docno, value, Some(same))
+                }
+                (same, ..) => {
                     if !shapes_checked {
-                        self.check_shapes(&mut shapes, row + 1)?;
+                        self.check_shapes(&mut shapes, row + 1)?; // a shape's fault first
                         shapes_checked = true;
                     }
                     let (qid, native_qid) = id(&q, 0, row, rules)?;
@@ -175,10 +178,9 @@ impl<'py> Rows<'py> {
                     let value = value_of(&v, &q, &d, row, floats, rules)?;
                     let checked = native_qid && native_docno;
                     previous.note(&q, &qid, checked);
-                    let same = checked.then(|| same == Some(true));
-                    push(&qid, &docno, value, same)?;
-                    row += 1;
-                    continue;
+                    unusual = (qid, docno);
+                    let same = checked.then_some(same == Some(true));
+                    (&*unusual.0, &*unusual.1, value, same)
                 }
             };
             if let Err(error) = push(qid, docno, value, same) {
