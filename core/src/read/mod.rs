@@ -148,9 +148,9 @@ pub struct Qrels {
     /// Per judgment: 1-based line in the file (0 for judgments not from a file).
     pub lines: Vec<u64>,
     pub fractional: bool,
-    /// Judgment indices by hash of (query, docno), one table per query of more than
-    /// `qrels::SCANNED` judgments (a smaller one's are scanned); valid while `offsets` and
-    /// `docnos` are unchanged.
+    /// Judgments by hash of (query, docno), one table per query of more than `qrels::SCANNED`
+    /// judgments (a smaller one's are scanned), its values places within the query
+    /// (`qrels::Index`); valid while `offsets` and `docnos` are unchanged.
     tables: Vec<HashTable<u32>>,
     /// Per query: its table in `tables`, or `qrels::NO_TABLE`.
     table_of: Vec<u32>,
@@ -278,8 +278,8 @@ impl Qrels {
         }
         let hash = hash_judgment(query as u32, docno);
         self.tables[self.table_of[query] as usize]
-            .find(hash, |&i| self.docnos.get(i as usize) == docno)
-            .map(|&i| i as usize)
+            .find(hash, |&i| self.docnos.get(lo + i as usize) == docno)
+            .map(|&i| lo + i as usize)
     }
 
     /// `error` as the qrels' own when a gain rule refused one of query `q`'s grades: at the

@@ -54,6 +54,12 @@ impl QrelsBuilder {
         self.grades.reserve(rows);
         self.lines.reserve(rows);
         self.docnos.reserve(rows, bytes);
+        if self.format != RelFormat::Qrels {
+            self.group.reserve(rows); // the judgment group, preference or subtopic column
+        }
+        if self.format == RelFormat::Prefs {
+            self.subgroup.reserve(rows);
+        }
     }
 
     pub fn parse(
@@ -176,9 +182,27 @@ fn parse_grade(tok: &[u8], fractional: bool) -> std::result::Result<f64, String>
 /// naming its positions if the judgments have them (`unit`: "line" in a file, "row").
 pub(crate) fn assemble(
     name: &str,
+    b: QrelsBuilder,
+    fractional: bool,
+    unit: Option<&str>,
+) -> Result<Qrels> {
+    assemble_with(name, b, fractional, unit, None)
+}
+
+/// The (query, docno) index of qrels: one table per query of more than `SCANNED` judgments,
+/// keyed by `hash_judgment` of the query's place in byte order and the docno, its values the
+/// judgments' places within their query (`Qrels::judgment`); per query, its table or
+/// `NO_TABLE`.
+pub(crate) type Index = (Vec<HashTable<u32>>, Vec<u32>);
+
+/// `assemble`, with the index already built when `index` is given (by a reader that found
+/// each query's distinct documents: no document is then judged twice).
+pub(crate) fn assemble_with(
+    name: &str,
     mut b: QrelsBuilder,
     fractional: bool,
     unit: Option<&str>,
+    index: Option<Index>,
 ) -> Result<Qrels> {
     if b.grades.len() > u32::MAX as usize {
         return Err(Error::in_file(
@@ -199,7 +223,10 @@ pub(crate) fn assemble(
         qids.push(b.qids.ids.get(q as usize));
     }
     let (docnos, grades, lines) = grouped(&mut b, &rank, &offsets);
-    let (tables, table_of, duplicate) = index(&offsets, &docnos, &lines);
+    let ((tables, table_of), duplicate) = match index {
+        Some(index) => (index, None),
+        None => index_judgments(&offsets, &docnos, &lines),
+    };
     if let Some((first, second)) = duplicate {
         let qid =
             super::relations::query_name(qids.get(offsets.partition_point(|&o| o <= first) - 1));
@@ -342,16 +369,15 @@ fn counting_sort(
     (Arena::from_parts(bytes, ends), grades, lines)
 }
 
-/// The (query, docno) index: one small table per query of more than SCANNED judgments (a
-/// query's lookups stay within a few cache-resident kilobytes; a smaller one's are scanned),
-/// and the duplicate pair that repeats a judgment at the earliest line, if any, as (earlier,
-/// later) judgments.
-#[allow(clippy::type_complexity)]
-fn index(
+/// The (query, docno) index (`Index`), and the duplicate pair that repeats a judgment at the
+/// earliest line, if any, as (earlier, later) judgments. A query of at most `SCANNED`
+/// judgments has no table (`Qrels::judgment` scans its few docnos; its lookups stay within a
+/// few cache-resident kilobytes either way).
+fn index_judgments(
     offsets: &[usize],
     docnos: &Arena,
     lines: &[u64],
-) -> (Vec<HashTable<u32>>, Vec<u32>, Option<(usize, usize)>) {
+) -> (Index, Option<(usize, usize)>) {
     let nq = offsets.len() - 1;
     let mut tables = Vec::new();
     let mut table_of = vec![NO_TABLE; nq];
@@ -369,32 +395,31 @@ fn index(
             }
             continue;
         }
+        let docno_at = |i: &u32| docnos.get(lo + *i as usize);
         let mut table = HashTable::new();
-        table.reserve(hi - lo, |&i: &u32| {
-            hash_judgment(r as u32, docnos.get(i as usize))
-        });
+        table.reserve(hi - lo, |i| hash_judgment(r as u32, docno_at(i)));
         for j in lo..hi {
             let docno = docnos.get(j);
             let hash = hash_judgment(r as u32, docno);
             let entry = table.entry(
                 hash,
-                |&i: &u32| docnos.get(i as usize) == docno,
-                |&i: &u32| hash_judgment(r as u32, docnos.get(i as usize)),
+                |i| docno_at(i) == docno,
+                |i| hash_judgment(r as u32, docno_at(i)),
             );
             match entry {
                 Entry::Occupied(e) => {
-                    let earlier = *e.get() as usize;
+                    let earlier = lo + *e.get() as usize;
                     if duplicate.is_none_or(|(_, d)| lines[j] < lines[d]) {
                         duplicate = Some((earlier, j));
                     }
                 }
                 Entry::Vacant(e) => {
-                    e.insert(j as u32);
+                    e.insert((j - lo) as u32);
                 }
             }
         }
         table_of[r] = tables.len() as u32;
         tables.push(table);
     }
-    (tables, table_of, duplicate)
+    ((tables, table_of), duplicate)
 }

@@ -13,13 +13,14 @@
 //! Each is held as a `Qrels` with one entry per distinct (query, document) (what ranks and
 //! labels the run) and its `relations`: the groups, or the preference lines.
 
-use hashbrown::HashMap;
+use hashbrown::hash_table::Entry;
+use hashbrown::{HashMap, HashTable};
 
-use super::qrels::{assemble, QrelsBuilder};
+use super::qrels::{assemble, assemble_with, QrelsBuilder, NO_TABLE, SCANNED};
 use super::run::Interner;
 use super::text::show;
-use super::Qrels;
-use crate::arena::{prefix, Arena};
+use super::{hash_judgment, Qrels};
+use crate::arena::Arena;
 use crate::error::{Error, Result};
 
 /// What a relevance file is (`-R`).
@@ -336,34 +337,10 @@ struct Documents {
     first_row: Vec<u32>,
     /// The file's first line that judges a document twice for one subtopic, and the error.
     twice: Option<(u64, Error)>,
-}
-
-/// A query's documents by docno: one of at most 16 bytes by those bytes as one integer (ids
-/// hold no NUL, so the zero padding stands for no docno's bytes), a longer one by its bytes.
-#[derive(Default)]
-struct Places<'a> {
-    short: HashMap<u128, u32>,
-    long: HashMap<&'a [u8], u32>,
-}
-
-impl<'a> Places<'a> {
-    fn clear(&mut self) {
-        self.short.clear();
-        self.long.clear();
-    }
-
-    /// The place of `docno`: its earlier one, or `next` for a docno not seen before.
-    #[inline]
-    fn place(&mut self, docno: &'a [u8], next: u32) -> u32 {
-        if docno.len() <= 16 {
-            *self
-                .short
-                .entry(u128::from_ne_bytes(prefix(docno)))
-                .or_insert(next)
-        } else {
-            *self.long.entry(docno).or_insert(next)
-        }
-    }
+    /// The qrels' index of the queries (`qrels::Index`): each query's table of more than
+    /// `SCANNED` documents, and which query (its place in byte order) each table is.
+    tables: Vec<HashTable<u32>>,
+    tabled: Vec<u32>,
 }
 
 /// Lines visited query by query: a grouped file's own lines (`offsets` over them, from line
@@ -373,6 +350,8 @@ struct Visit<'a> {
     rows: &'a [usize],
     grouped: bool,
     lo: usize,
+    /// Per query (as the file numbers them): its place in byte order of the queries.
+    rank: &'a [u32],
 }
 
 /// The per-line columns `documents` reads (lines `lo..`: its subtopic and grade) and writes:
@@ -411,6 +390,43 @@ impl<'a> Columns<'a> {
     }
 }
 
+/// Where `documents` writes what it finds per document, from the start (at most one document
+/// per line of its lines): `Documents`' columns, `first_row` empty unless lines are moved.
+struct Found<'a> {
+    first_line: &'a mut [u32],
+    grade: &'a mut [f64],
+    first_row: &'a mut [u32],
+}
+
+impl<'a> Found<'a> {
+    fn split_at(self, at: usize) -> (Found<'a>, Found<'a>) {
+        let (first_line, later_first_line) = self.first_line.split_at_mut(at);
+        let (grade, later_grade) = self.grade.split_at_mut(at);
+        let rows_at = at.min(self.first_row.len());
+        let (first_row, later_first_row) = self.first_row.split_at_mut(rows_at);
+        let early = Found {
+            first_line,
+            grade,
+            first_row,
+        };
+        let late = Found {
+            first_line: later_first_line,
+            grade: later_grade,
+            first_row: later_first_row,
+        };
+        (early, late)
+    }
+}
+
+/// What one pass of `documents` found besides what it wrote into `Found`: how many
+/// documents, and `Documents`' other fields.
+struct Pass {
+    found: usize,
+    twice: Option<(u64, Error)>,
+    tables: Vec<HashTable<u32>>,
+    tabled: Vec<u32>,
+}
+
 /// Moves a query's subtopics and grades (its lines' stretch of the columns) into judgment
 /// order, each line to its document's next row (`place`: each line's document; `rows`: per
 /// document, its first row in the stretch, advanced as lines are placed); `was`: scratch.
@@ -438,21 +454,28 @@ fn move_lines(
 /// a document twice for one subtopic of a query (ndeval would add both to the subtopic's count
 /// of relevant documents and keep either one's judgment). What is kept of a query's lines
 /// while it is read is the query's own (a few thousand lines: in cache).
-fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns) -> Documents {
+fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns, out: Found) -> Pass {
     let Columns {
         group,
         grades,
         mut local,
     } = columns;
-    let (n, lo) = (group.len(), visit.lo);
+    let lo = visit.lo;
     debug_assert!(local.is_some() || visit.grouped);
-    let mut first = Places::default();
-    let mut out = Documents {
-        first_line: Vec::with_capacity(n),
-        grade: Vec::with_capacity(n),
-        first_row: Vec::new(),
+    let Found {
+        first_line,
+        grade,
+        first_row,
+    } = out;
+    let mut pass = Pass {
+        found: 0,
         twice: None,
+        tables: Vec::new(),
+        tabled: Vec::new(),
     };
+    let mut rows_found = 0;
+    // the query's documents by docno, as the qrels index them (what `Qrels::judgment` looks up)
+    let mut table = HashTable::<u32>::new();
     // each document's lines so far, a chain of places in the query: its latest, and each
     // place's previous one; moving lines, each line's document and each document's rows
     let (mut latest, mut previous) = (Vec::<u32>::new(), Vec::<u32>::new());
@@ -466,19 +489,38 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns) -> D
             true => bounds[0] + i,
             false => visit.rows[bounds[0] + i],
         };
-        first.clear();
         latest.clear();
         previous.clear();
         place.clear();
-        let start = out.grade.len(); // where the query's documents start
-        for i in 0..bounds[1] - bounds[0] {
+        let start = pass.found; // where the query's documents start
+        let count = bounds[1] - bounds[0];
+        let Some(&query) = (count > 0).then(|| &b.query[line(0)]) else {
+            continue;
+        };
+        let r = visit.rank[query as usize];
+        table.clear();
+        let docno_at = |d: &u32| b.docnos.get(first_line[start + *d as usize] as usize);
+        table.reserve(count, |d| hash_judgment(r, docno_at(d)));
+        for i in 0..count {
             let j = line(i);
             let docno = b.docnos.get(j);
-            let d = first.place(docno, latest.len() as u32) as usize;
+            let hash = hash_judgment(r, docno);
+            let docno_at = |d: &u32| b.docnos.get(first_line[start + *d as usize] as usize);
+            let d = match table.entry(
+                hash,
+                |d| docno_at(d) == docno,
+                |d| hash_judgment(r, docno_at(d)),
+            ) {
+                Entry::Occupied(e) => *e.get() as usize,
+                Entry::Vacant(e) => {
+                    e.insert(latest.len() as u32);
+                    latest.len()
+                }
+            };
             let chain = latest.get(d).copied().unwrap_or(NO_LINE);
             let group_of = |place: usize| group[line(place) - lo];
             if let Some(p) = place_of_subtopic(chain, &previous, group_of, group[j - lo]) {
-                if out
+                if pass
                     .twice
                     .as_ref()
                     .is_none_or(|(line, _)| b.lines[j] < *line)
@@ -490,7 +532,7 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns) -> D
                         show(b.qids.ids.get(b.query[j] as usize)),
                         b.lines[line(p)],
                     );
-                    out.twice = Some((b.lines[j], Error::at(message, name, b.lines[j])));
+                    pass.twice = Some((b.lines[j], Error::at(message, name, b.lines[j])));
                 }
                 break; // the query's later lines come later in the file
             }
@@ -499,17 +541,27 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns) -> D
                 None => place.push(d as u32),
             }
             if d < latest.len() {
-                out.grade[start + d] = f64::max(out.grade[start + d], grades[j - lo]);
+                grade[start + d] = f64::max(grade[start + d], grades[j - lo]);
                 previous.push(latest[d]);
                 latest[d] = i as u32;
             } else {
-                out.first_line.push(j as u32);
-                out.grade.push(grades[j - lo]);
+                first_line[start + d] = j as u32;
+                grade[start + d] = grades[j - lo];
+                pass.found += 1;
                 previous.push(NO_LINE);
                 latest.push(i as u32);
             }
         }
-        if local.is_none() && out.twice.is_none() {
+        if latest.len() > SCANNED {
+            if table.capacity() > 2 * latest.len() {
+                // documents judged for several subtopics: room for fewer than the lines
+                let docno_at = |d: &u32| b.docnos.get(first_line[start + *d as usize] as usize);
+                table.shrink_to(latest.len(), |d| hash_judgment(r, docno_at(d)));
+            }
+            pass.tabled.push(r);
+            pass.tables.push(std::mem::take(&mut table));
+        }
+        if local.is_none() && pass.twice.is_none() {
             // each document's lines counted, then its first row in the query's stretch of
             // lines, which holds its rows
             rows.clear();
@@ -518,7 +570,8 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns) -> D
             let mut next = 0;
             for count in rows.iter_mut() {
                 (*count, next) = (next, next + *count);
-                out.first_row.push(bounds[0] as u32 + *count);
+                first_row[rows_found] = bounds[0] as u32 + *count;
+                rows_found += 1;
             }
             let stretch = bounds[0] - lo..bounds[1] - lo;
             move_lines(
@@ -530,52 +583,85 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns) -> D
             );
         }
     }
-    out
+    pass
 }
 
-/// `documents` of a grouped file in two halves of whole queries, the second on another
-/// thread (a large file's queries are independent); the halves joined in file order.
-fn documents_in_halves(
+/// Each query's distinct documents (`documents`), on two threads in halves of whole queries
+/// when `halves` (a grouped file: its queries are independent), into columns with room for a
+/// document per line: each half writes its own part of them (so each thread is the first to
+/// touch its pages), and the second half's documents are then moved to follow the first's.
+fn find_documents(
     name: &str,
     b: &QrelsBuilder,
-    offsets: &[usize],
+    visit: &Visit,
     columns: Columns,
+    halves: bool,
 ) -> Documents {
     let n = columns.group.len();
-    let middle = offsets
-        .partition_point(|&o| o < n / 2)
-        .min(offsets.len() - 1);
-    let lo = offsets[middle];
-    let (early, late) = columns.split_at(lo);
-    let first = Visit {
-        offsets: &offsets[..=middle],
-        rows: &[],
-        grouped: true,
-        lo: 0,
+    let moved = columns.local.is_none();
+    let mut first_line = vec![0u32; n];
+    let mut grade = vec![0.0; n];
+    let mut first_row = vec![0u32; if moved { n } else { 0 }];
+    let found = Found {
+        first_line: &mut first_line,
+        grade: &mut grade,
+        first_row: &mut first_row,
     };
-    let second = Visit {
-        offsets: &offsets[middle..],
-        rows: &[],
-        grouped: true,
-        lo,
-    };
-    let (mut a, b2) = std::thread::scope(|scope| {
-        let other = scope.spawn(|| documents(name, b, &second, late));
-        let a = documents(name, b, &first, early);
-        let b2 = other
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (a, b2)
-    });
-    a.first_line.extend_from_slice(&b2.first_line);
-    a.grade.extend_from_slice(&b2.grade);
-    a.first_row.extend_from_slice(&b2.first_row);
-    if let Some((line, error)) = b2.twice {
-        if a.twice.as_ref().is_none_or(|(earlier, _)| line < *earlier) {
-            a.twice = Some((line, error));
+    let pass = if halves {
+        debug_assert!(visit.grouped && visit.lo == 0);
+        let offsets = visit.offsets;
+        let middle = offsets
+            .partition_point(|&o| o < n / 2)
+            .min(offsets.len() - 1);
+        let lo = offsets[middle];
+        let (early, late) = columns.split_at(lo);
+        let (found_early, found_late) = found.split_at(lo);
+        let first = Visit {
+            offsets: &offsets[..=middle],
+            ..*visit
+        };
+        let second = Visit {
+            offsets: &offsets[middle..],
+            lo,
+            ..*visit
+        };
+        let (mut a, later) = std::thread::scope(|scope| {
+            let other = scope.spawn(|| documents(name, b, &second, late, found_late));
+            let a = documents(name, b, &first, early, found_early);
+            let later = other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (a, later)
+        });
+        let from = lo..lo + later.found;
+        first_line.copy_within(from.clone(), a.found);
+        grade.copy_within(from.clone(), a.found);
+        if moved {
+            first_row.copy_within(from, a.found);
         }
+        a.found += later.found;
+        a.tables.extend(later.tables);
+        a.tabled.extend_from_slice(&later.tabled);
+        if let Some((line, error)) = later.twice {
+            if a.twice.as_ref().is_none_or(|(earlier, _)| line < *earlier) {
+                a.twice = Some((line, error));
+            }
+        }
+        a
+    } else {
+        documents(name, b, visit, columns, found)
+    };
+    first_line.truncate(pass.found);
+    grade.truncate(pass.found);
+    first_row.truncate(if moved { pass.found } else { 0 });
+    Documents {
+        first_line,
+        grade,
+        first_row,
+        twice: pass.twice,
+        tables: pass.tables,
+        tabled: pass.tabled,
     }
-    a
 }
 
 /// Calls `visit(query, line)` for each line in file order, its query as the file numbers
@@ -668,30 +754,36 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
         grades: &mut grades,
         local: (!in_place).then_some(local.as_mut_slice()),
     };
-    let documents = if grouped && n >= PARALLEL_LINES {
-        documents_in_halves(name, &b, &line_offsets, columns)
-    } else {
-        let visit = Visit {
-            offsets: &line_offsets,
-            rows: &rows,
-            grouped,
-            lo: 0,
-        };
-        documents(name, &b, &visit, columns)
+    let rank = ranks_in_byte_order(&b.qids);
+    let visit = Visit {
+        offsets: &line_offsets,
+        rows: &rows,
+        grouped,
+        lo: 0,
+        rank: &rank,
     };
+    let documents = find_documents(name, &b, &visit, columns, grouped && n >= PARALLEL_LINES);
     drop(rows);
     let Documents {
         first_line,
         grade,
         first_row,
         twice,
+        tables,
+        tabled,
     } = documents;
     if let Some((_, error)) = twice {
         return Err(error);
     }
+    // the queries' documents are distinct: the tables that found them are the qrels' index
+    let mut table_of = vec![NO_TABLE; rank.len()];
+    for (t, &r) in tabled.iter().enumerate() {
+        table_of[r as usize] = t as u32;
+    }
     let distinct = distinct_builder(&mut b, first_line, grade, grouped);
     let qids: Vec<Vec<u8>> = distinct.qids.ids.iter().map(<[u8]>::to_vec).collect();
-    let mut outer = assemble(name, distinct, false, Some("line"))?;
+    let index = Some((tables, table_of));
+    let mut outer = assemble_with(name, distinct, false, Some("line"), index)?;
     let (offsets, subtopic, grade) = if in_place {
         debug_assert!((0..qids.len()).all(|q| outer.query(&qids[q]) == Some(q)));
         let mut offsets = first_row;
@@ -802,11 +894,13 @@ mod tests {
     /// grades, each line's place noted in its `local` when given (lines moved otherwise).
     fn passes(b: &QrelsBuilder, local: [Option<&mut [u32]>; 2]) -> [Found; 2] {
         let offsets = query_offsets(&b.query, b.qids.ids.len());
+        let rank = ranks_in_byte_order(&b.qids);
         let visit = Visit {
             offsets: &offsets,
             rows: &[],
             grouped: true,
             lo: 0,
+            rank: &rank,
         };
         let pass = |halves: bool, local: Option<&mut [u32]>| {
             let (mut group, mut grades) = (b.group.clone(), b.grades.clone());
@@ -815,10 +909,7 @@ mod tests {
                 grades: &mut grades,
                 local,
             };
-            let found = match halves {
-                true => documents_in_halves("f", b, &offsets, columns),
-                false => documents("f", b, &visit, columns),
-            };
+            let found = find_documents("f", b, &visit, columns, halves);
             (found, group, grades)
         };
         let [one, two] = local;
