@@ -47,6 +47,12 @@ impl Arena {
         self.ends.reserve(items);
     }
 
+    /// No identifiers left (the room they had is kept).
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
     /// Bytes of all identifiers together.
     pub fn byte_len(&self) -> usize {
         self.bytes.len()

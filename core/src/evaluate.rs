@@ -213,6 +213,9 @@ pub struct Measuring<'a> {
     own_ties: Option<Ties>,
     /// Some measure reads the ranking with ties in the run's order (the C/W/L measures).
     run_order: bool,
+    /// Some measure reads the query's judged grades or tallies (every measure but those of
+    /// subtopic judgments, which read only `Query::subtopics`).
+    reads_grades: bool,
 }
 
 /// Whether some planned measure reads judgment groups or preferences.
@@ -225,6 +228,13 @@ fn relates(planned: &[Planned]) -> bool {
                 Relevance::Groups | Relevance::Preferences | Relevance::Subtopics
             )
         })
+}
+
+/// Whether some planned measure reads `Query::judged` or `Query::tally`.
+fn reads_grades(planned: &[Planned]) -> bool {
+    planned
+        .iter()
+        .any(|p| p.kernel.relevance != Relevance::Subtopics)
 }
 
 /// Whether some planned measure reads what the ranking shares with the ideal ranking.
@@ -287,6 +297,7 @@ impl<'a> Measuring<'a> {
             overlaps: overlaps(&planned),
             own_ties: own_ties(&planned),
             run_order: run_order(&planned),
+            reads_grades: reads_grades(&planned),
             planned,
             width,
             grouping,
@@ -635,6 +646,7 @@ pub fn assemble(
         overlaps: overlaps(&planned),
         own_ties: own_ties(&planned),
         run_order: run_order(&planned),
+        reads_grades: reads_grades(&planned),
         planned,
         width,
         grouping,
@@ -927,8 +939,10 @@ impl Measuring<'_> {
             s.judged.clone_from(&s.ungated);
         } else if options.ideal == Ideal::Ranking {
             ranked_grades(ranked, &mut s.judged);
-        } else {
+        } else if self.reads_grades || options.no_relevant != NoRelevant::Zero {
             judged_grades(qrels, q, &mut s.judged);
+        } else {
+            s.judged.clear(); // no measure reads them
         }
         if options.level_gains {
             drop_below_level(ranked, &mut s.judged, options.relevance_level);
@@ -949,7 +963,9 @@ impl Measuring<'_> {
         {
             return no_relevant(options.no_relevant, qrels.qids.get(q), row);
         }
-        let tally = Some(Tally::count(&whole, options.relevance_level));
+        let tally = self
+            .reads_grades
+            .then(|| Tally::count(&whole, options.relevance_level));
         let not_evaluated = Query {
             ranked: &[],
             judged: &s.judged,

@@ -386,7 +386,7 @@ fn nrbp(
     normalized: bool,
 ) -> Walkthrough {
     let beta = param(request, 1, 0.5);
-    let judged = topic.order.len();
+    let judged = topic.judged();
     let rows = if normalized {
         ranked.len().max(judged)
     } else {

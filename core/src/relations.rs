@@ -3,7 +3,6 @@
 //! query, for the kernels to read from `Query::groups` and `Query::prefs`; or its subtopic
 //! judgments (`-R subtopics`), for `Query::subtopics`.
 
-use crate::arena::prefix;
 use crate::error::Result;
 use crate::label::{
     judged_grades, label_docnos, label_ranking, only_judged, stand_in_value, STAND_IN,
@@ -271,46 +270,54 @@ fn join_subtopics(
         topic.ranked.push(UNJUDGED);
     }
     let all = subtopics.offsets[base] as usize..subtopics.offsets[end] as usize;
-    let mut named: Vec<u32> = subtopics.subtopic[all.clone()].to_vec();
-    named.sort_unstable();
-    named.dedup();
+    let named = local_subtopics(&subtopics.subtopic[all.clone()], subtopics.count, topic);
     topic.width = named.len();
     topic.offsets.clear();
-    topic.offsets.push(0);
+    topic.offsets.extend(
+        subtopics.offsets[base..=end]
+            .iter()
+            .map(|&o| o as usize - all.start),
+    );
     topic.subtopic.clear();
+    let local_of = &topic.local_of;
+    topic.subtopic.extend(
+        subtopics.subtopic[all.clone()]
+            .iter()
+            .map(|&s| local_of[s as usize]),
+    );
     topic.grade.clear();
-    for j in base..end {
-        for i in subtopics.offsets[j] as usize..subtopics.offsets[j + 1] as usize {
-            let local = named.binary_search(&subtopics.subtopic[i]).unwrap_or(0);
-            topic.subtopic.push(local as u32);
-            topic.grade.push(subtopics.grade[i]);
-        }
-        topic.offsets.push(topic.subtopic.len());
-    }
+    topic.grade.extend_from_slice(&subtopics.grade[all]);
     topic.named = named;
-    docno_places(qrels, base..end, &mut topic.by_docno, &mut topic.order);
+    for &s in &topic.named {
+        topic.local_of[s as usize] = NOT_NAMED;
+    }
+    topic.docnos.clear();
+    topic.docnos.extend_from_range(&qrels.docnos, base..end);
     topic.relevant.take();
 }
 
-/// Per judgment of `judgments` (one query's): its document's place in byte order among them
-/// (ndeval's tie rule for the ideal ranking), into `places`; `by_docno`: scratch.
-fn docno_places(
-    qrels: &Qrels,
-    judgments: std::ops::Range<usize>,
-    by_docno: &mut Vec<(u128, u32)>,
-    places: &mut Vec<u32>,
-) {
-    let base = judgments.start;
-    let docno = |j: u32| qrels.docnos.get(base + j as usize);
-    by_docno.clear();
-    by_docno
-        .extend((0..judgments.len() as u32).map(|j| (u128::from_be_bytes(prefix(docno(j))), j)));
-    by_docno.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| docno(a.1).cmp(docno(b.1))));
-    places.clear();
-    places.resize(judgments.len(), 0);
-    for (place, &(_, j)) in by_docno.iter().enumerate() {
-        places[j as usize] = place as u32;
+/// A subtopic the query's judgments do not name (`Topic::local_of`).
+const NOT_NAMED: u32 = u32::MAX;
+
+/// The subtopics a query's judgments name (`judged`, numbered in the file), ascending, and
+/// each one's number in the query (its place among them) in `topic.local_of` (sized for the
+/// file's `count` subtopics; every other entry `NOT_NAMED`, as the caller leaves it again).
+fn local_subtopics(judged: &[u32], count: usize, topic: &mut Topic) -> Vec<u32> {
+    let local_of = &mut topic.local_of;
+    local_of.resize(count, NOT_NAMED);
+    let mut named = std::mem::take(&mut topic.named);
+    named.clear();
+    for &s in judged {
+        if local_of[s as usize] == NOT_NAMED {
+            local_of[s as usize] = 0;
+            named.push(s);
+        }
     }
+    named.sort_unstable();
+    for (i, &s) in named.iter().enumerate() {
+        local_of[s as usize] = i as u32;
+    }
+    named
 }
 
 /// Each group's labels of the ranking (-J: without the documents that group does not judge).

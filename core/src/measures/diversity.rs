@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
+use crate::arena::Arena;
 use crate::error::Result;
 use crate::measures::{Notes, Query};
 use crate::options::{Options, Request};
@@ -29,17 +30,24 @@ pub struct Topic {
     /// and its grade.
     pub subtopic: Vec<u32>,
     pub grade: Vec<f64>,
-    /// Per judged document: its place in byte order of the docnos (ndeval's tie rule).
-    pub order: Vec<u32>,
-    /// Scratch for `order`: each judged document's first docno bytes and index, sorted.
-    pub(crate) by_docno: Vec<(u128, u32)>,
+    /// Per judged document: its docno (ndeval's ideal ranking breaks ties by docno).
+    pub docnos: Arena,
     /// How many subtopics the query's judgments name.
     pub width: usize,
     /// Per subtopic of the query: its number in the file (`read::Subtopics::names`).
     pub named: Vec<u32>,
+    /// Scratch for `subtopic`: per subtopic of the file, its number in the query.
+    pub(crate) local_of: Vec<u32>,
     /// The judgments at the relevance level, worked out once for all the query's measures
     /// (emptied whenever the topic is filled again).
     pub(crate) relevant: OnceLock<Relevant>,
+}
+
+impl Topic {
+    /// How many documents the query judges.
+    pub fn judged(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
 }
 
 /// A topic's judgments at one relevance level: per judged document its relevant subtopics.
@@ -57,9 +65,9 @@ pub(crate) struct Relevant {
     ideal: IdealKept,
 }
 
-/// Documents relevant to the same subtopics: those subtopics, and each document's (place in
-/// docno order, index).
-type Class<'r> = (&'r [u32], Vec<(u32, u32)>);
+/// Documents relevant to the same subtopics: those subtopics, and each document's (docno,
+/// index).
+type Class<'r> = (&'r [u32], Vec<(&'r [u8], u32)>);
 
 /// An ideal ranking kept: the bits of its alpha, whether it runs to its end (not only to the
 /// depth asked), and its documents.
@@ -87,7 +95,7 @@ impl Relevant {
             actual: 0,
             ideal: IdealKept::default(),
         };
-        for d in 0..topic.order.len() {
+        for d in 0..topic.judged() {
             let start = r.subtopics.len();
             for j in topic.offsets[d]..topic.offsets[d + 1] {
                 if topic.grade[j] >= level {
@@ -95,7 +103,9 @@ impl Relevant {
                     r.per_subtopic[topic.subtopic[j] as usize] += 1;
                 }
             }
-            r.subtopics[start..].sort_unstable();
+            if r.subtopics.len() - start > 1 {
+                r.subtopics[start..].sort_unstable();
+            }
             r.offsets.push(r.subtopics.len());
         }
         r.actual = r.per_subtopic.iter().filter(|&&n| n > 0).count();
@@ -109,30 +119,8 @@ impl Relevant {
         &self.subtopics[self.offsets[d as usize]..self.offsets[d as usize + 1]]
     }
 
-    /// The ranking as lists of relevant subtopics.
-    fn ranking<'r>(&'r self, ranked: &'r [u32]) -> Vec<&'r [u32]> {
-        ranked.iter().map(|&d| self.of_doc(d)).collect()
-    }
-
-    /// ndeval's ideal ranking to `depth` ranks: greedily the document of the highest novelty
-    /// gain next, ties to the greater docno. ndeval ranks every judged document; this stops
-    /// where every document left would add nothing, which changes no value (a document of
-    /// gain 0 adds 0 to every sum), and takes only documents relevant to some subtopic as
-    /// candidates (any other adds nothing).
-    ///
-    /// Documents relevant to the same subtopics always have the same gain (summed the same
-    /// way), so of each such class only the one of the greatest docno can be chosen next: each
-    /// step compares the classes, not the documents, and chooses what a scan of every document
-    /// would. The greedy choices do not depend on the depth, so an ideal worked out for one
-    /// measure serves the query's others to as many ranks (`IdealKept`).
-    fn ideal(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<&[u32]> {
-        self.with_ideal(topic, alpha, depth, |ideal| {
-            ideal.iter().map(|&d| self.of_doc(d)).collect()
-        })
-    }
-
-    /// ndeval's ideal ranking as `ideal` ranks it, as the query's judged documents (explain
-    /// shows them).
+    /// ndeval's ideal ranking (`ideal_walk`), as the query's judged documents (explain shows
+    /// them).
     pub(crate) fn ideal_docs(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<u32> {
         self.with_ideal(topic, alpha, depth, <[u32]>::to_vec)
     }
@@ -162,25 +150,35 @@ impl Relevant {
         read(&ideal[..ideal.len().min(depth)])
     }
 
-    /// `ideal`'s choices to `depth` ranks (fewer: the ideal ends there): their documents.
+    /// ndeval's ideal ranking to `depth` ranks (fewer: the ideal ends there), its documents:
+    /// greedily the document of the highest novelty gain next, ties to the greater docno.
+    /// ndeval ranks every judged document; this stops where every document left would add
+    /// nothing, which changes no value (a document of gain 0 adds 0 to every sum), and takes
+    /// only documents relevant to some subtopic as candidates (any other adds nothing).
+    ///
+    /// Documents relevant to the same subtopics always have the same gain (summed the same
+    /// way), so of each such class only the one of the greatest docno can be chosen next: each
+    /// step compares the classes, not the documents, and chooses what a scan of every document
+    /// would. The greedy choices do not depend on the depth, so an ideal worked out for one
+    /// measure serves the query's others to as many ranks (`IdealKept`).
     fn ideal_walk(&self, topic: &Topic, alpha: f64, depth: usize) -> Vec<u32> {
         debug_assert!((0.0..=1.0).contains(&alpha)); // gains never grow: a gain of 0 stays 0
         let mut gain = vec![1.0f64; topic.width];
         let mut classes = self.classes(topic);
         let mut out = Vec::with_capacity(depth.min(self.offsets.len()));
         while out.len() < depth {
-            let mut best: Option<(usize, f64, u32)> = None;
+            let mut best: Option<(usize, f64, &[u8])> = None;
             for (c, (subtopics, docs)) in classes.iter().enumerate() {
-                let Some(&(order, _)) = docs.last() else {
+                let Some(&(docno, _)) = docs.last() else {
                     continue;
                 };
                 let mut score = 0.0;
                 for &s in *subtopics {
                     score += gain[s as usize];
                 }
-                if best.is_none_or(|(_, max, first)| score > max || (score == max && order > first))
+                if best.is_none_or(|(_, max, first)| score > max || (score == max && docno > first))
                 {
-                    best = Some((c, score, order));
+                    best = Some((c, score, docno));
                 }
             }
             let Some((c, score, _)) = best else {
@@ -200,36 +198,35 @@ impl Relevant {
     }
 
     /// The documents relevant to some subtopic, in classes of the same subtopics, each class
-    /// its documents' (place in docno order, document), ascending (its next choice last).
-    fn classes(&self, topic: &Topic) -> Vec<Class<'_>> {
-        let mut docs: Vec<(&[u32], u32, u32)> = (0..topic.order.len() as u32)
-            .map(|d| (self.of_doc(d), topic.order[d as usize], d))
+    /// its documents' (docno, document) in byte order of the docnos (its next choice last).
+    fn classes<'r>(&'r self, topic: &'r Topic) -> Vec<Class<'r>> {
+        let mut docs: Vec<(&[u32], &[u8], u32)> = (0..self.offsets.len() as u32 - 1)
+            .map(|d| (self.of_doc(d), topic.docnos.get(d as usize), d))
             .filter(|(subtopics, _, _)| !subtopics.is_empty())
             .collect();
         docs.sort_unstable();
         let mut classes: Vec<Class> = Vec::new();
-        for (subtopics, order, d) in docs {
+        for (subtopics, docno, d) in docs {
             match classes.last_mut() {
-                Some((same, members)) if *same == subtopics => members.push((order, d)),
-                _ => classes.push((subtopics, vec![(order, d)])),
+                Some((same, members)) if *same == subtopics => members.push((docno, d)),
+                _ => classes.push((subtopics, vec![(docno, d)])),
             }
         }
         classes
     }
 }
 
-/// Per rank, the novelty-discounted gain: each subtopic's gain starts at 1 and is multiplied
-/// by 1 - alpha at each document relevant to it.
-fn novelty(list: &[&[u32]], width: usize, alpha: f64, depth: usize) -> Vec<f64> {
+/// Per rank of the first `DEPTH` of `ranked` (judged documents, or `UNJUDGED`), the
+/// novelty-discounted gain: each subtopic's gain starts at 1 and is multiplied by 1 - alpha at
+/// each document relevant to it.
+fn novelty(ranked: &[u32], r: &Relevant, width: usize, alpha: f64) -> [f64; DEPTH] {
     let mut gain = vec![1.0f64; width];
-    let mut out = Vec::with_capacity(depth.min(list.len()));
-    for subtopics in list.iter().take(depth) {
-        let mut score = 0.0;
-        for &s in *subtopics {
-            score += gain[s as usize];
+    let mut out = [0.0; DEPTH];
+    for (score, &d) in out.iter_mut().zip(ranked) {
+        for &s in r.of_doc(d) {
+            *score += gain[s as usize];
             gain[s as usize] *= 1.0 - alpha;
         }
-        out.push(score);
     }
     out
 }
@@ -241,7 +238,7 @@ pub(crate) fn discount(i: usize) -> f64 {
 
 /// ERR-IA (`dcg`: false) or alpha-DCG (true) at depths 1..=DEPTH, normalized by the "ideal
 /// ideal" (every subtopic covered at every rank) from depth 2 on, as ndeval normalizes them.
-fn cumulative(list: &[&[u32]], r: &Relevant, width: usize, alpha: f64, dcg: bool) -> [f64; DEPTH] {
+fn cumulative(ranked: &[u32], r: &Relevant, width: usize, alpha: f64, dcg: bool) -> [f64; DEPTH] {
     let mut out = [0.0; DEPTH];
     if r.actual == 0 {
         return out;
@@ -253,7 +250,7 @@ fn cumulative(list: &[&[u32]], r: &Relevant, width: usize, alpha: f64, dcg: bool
             1.0 / (i + 1) as f64
         }
     };
-    for (i, score) in novelty(list, width, alpha, DEPTH).into_iter().enumerate() {
+    for (i, score) in novelty(ranked, r, width, alpha).into_iter().enumerate() {
         out[i] = if dcg {
             score * weight(i)
         } else {
@@ -280,15 +277,26 @@ fn cumulative(list: &[&[u32]], r: &Relevant, width: usize, alpha: f64, dcg: bool
     out
 }
 
-/// NRBP: novelty gains discounted by beta per rank, over the whole ranking.
-fn nrbp(list: &[&[u32]], r: &Relevant, width: usize, alpha: f64, beta: f64) -> f64 {
+/// NRBP: novelty gains discounted by beta per rank, over the whole ranking (`ranked`: judged
+/// documents, or `UNJUDGED`).
+fn nrbp(ranked: &[u32], r: &Relevant, width: usize, alpha: f64, beta: f64) -> f64 {
     if r.actual == 0 {
         return 0.0;
     }
+    let mut gain = vec![1.0f64; width];
     let mut total = 0.0;
     let mut decay = 1.0;
-    for score in novelty(list, width, alpha, usize::MAX) {
-        total += score * decay;
+    for &d in ranked {
+        let subtopics = r.of_doc(d);
+        if !subtopics.is_empty() {
+            // a document relevant to nothing scores 0: adding 0 * decay changes no sum
+            let mut score = 0.0;
+            for &s in subtopics {
+                score += gain[s as usize];
+                gain[s as usize] *= 1.0 - alpha;
+            }
+            total += score * decay;
+        }
         decay *= beta;
     }
     total * ((1.0 - (1.0 - alpha) * beta) / r.actual as f64)
@@ -353,12 +361,14 @@ fn err_ia(q: &Query, request: &Request, options: &Options, out: &mut [f64], norm
     };
     let alpha = param(request, 0, 0.5);
     let k = cutoff(request) - 1;
-    let run = cumulative(&r.ranking(top(&ranked)), &r, topic.width, alpha, false);
+    let run = cumulative(top(&ranked), &r, topic.width, alpha, false);
     out[0] = run[k];
     if normalized {
-        let ideal = cumulative(&r.ideal(topic, alpha, DEPTH), &r, topic.width, alpha, false);
+        let ideal = r.with_ideal(topic, alpha, DEPTH, |ideal| {
+            cumulative(ideal, &r, topic.width, alpha, false)
+        });
         // ndeval normalizes where the run's alpha-DCG is not 0 (then neither is its ERR)
-        let dcg = cumulative(&r.ranking(top(&ranked)), &r, topic.width, alpha, true);
+        let dcg = cumulative(top(&ranked), &r, topic.width, alpha, true);
         out[0] = if dcg[k] != 0.0 {
             run[k] / ideal[k]
         } else {
@@ -381,10 +391,12 @@ fn alpha_dcg_at(
     };
     let alpha = param(request, 0, 0.5);
     let k = cutoff(request) - 1;
-    let run = cumulative(&r.ranking(top(&ranked)), &r, topic.width, alpha, true);
+    let run = cumulative(top(&ranked), &r, topic.width, alpha, true);
     out[0] = run[k];
     if normalized && run[k] != 0.0 {
-        let ideal = cumulative(&r.ideal(topic, alpha, DEPTH), &r, topic.width, alpha, true);
+        let ideal = r.with_ideal(topic, alpha, DEPTH, |ideal| {
+            cumulative(ideal, &r, topic.width, alpha, true)
+        });
         out[0] = run[k] / ideal[k];
     }
 }
@@ -441,16 +453,12 @@ fn nrbp_of(q: &Query, request: &Request, options: &Options, out: &mut [f64], nor
         return;
     };
     let (alpha, beta) = (param(request, 0, 0.5), param(request, 1, 0.5));
-    let run = nrbp(&r.ranking(&ranked), &r, topic.width, alpha, beta);
+    let run = nrbp(&ranked, &r, topic.width, alpha, beta);
     out[0] = run;
     if normalized {
-        let ideal = nrbp(
-            &r.ideal(topic, alpha, usize::MAX),
-            &r,
-            topic.width,
-            alpha,
-            beta,
-        );
+        let ideal = r.with_ideal(topic, alpha, usize::MAX, |ideal| {
+            nrbp(ideal, &r, topic.width, alpha, beta)
+        });
         out[0] = if ideal == 0.0 { 0.0 } else { run / ideal };
     }
 }

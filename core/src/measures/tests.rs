@@ -4,6 +4,7 @@
 
 use super::gains::format_g;
 use super::{kernel, Notes, Query, KERNELS};
+use crate::arena::Arena;
 use crate::error::Result;
 use crate::options::{Base, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary};
 
@@ -1177,7 +1178,10 @@ fn diversity_by_hand() {
         offsets: vec![0, 2, 3],
         subtopic: vec![0, 1, 0],
         grade: vec![1.0, 2.0, 1.0],
-        order: vec![0, 1],
+        docnos: ["a", "b"].iter().fold(Arena::default(), |mut docnos, d| {
+            docnos.push(d.as_bytes());
+            docnos
+        }),
         width: 2,
         ..Topic::default()
     };
