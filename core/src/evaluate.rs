@@ -5,13 +5,11 @@
 //! in query order afterwards, so the numbers do not depend on the number of threads. Memory
 //! beyond the inputs is one block of rows, plus every row only when the caller keeps them.
 
-use hashbrown::HashMap;
-
 use crate::arena::Arena;
 use crate::error::{Error, Result};
 use crate::label::{
     drop_below_level, gate_scores, judged_grades, label_ranking, only_judged, prepare_query,
-    prepare_query_by, ranked_grades, stand_in_value,
+    prepare_query_by, ranked_grades, stand_in_value, Labeled,
 };
 use crate::measures::precision::Tally;
 use crate::measures::{kernel, KernelRecord, Notes, Query, Relevance, Value};
@@ -801,12 +799,10 @@ struct Scratch {
     /// The query's judgment groups or preferences joined with its ranking.
     related: Related,
     /// The query's ranking under a measure's own tie rule (`Measuring::own_ties`): its run
-    /// lines, their relevance values, and those values without the unjudged (a request's -J).
-    own_rows: Vec<usize>,
-    own: Vec<f64>,
+    /// lines and their relevance values, and those values without the unjudged (a request's
+    /// -J).
+    own: Labeled<'static>,
     own_judged: Vec<f64>,
-    /// The ranked documents' judgments (the subtopic join reads them).
-    judgments: Vec<u32>,
 }
 
 /// Ranks, labels and measures some queries into their rows of `out` (and, when checking
@@ -826,52 +822,44 @@ impl Measuring<'_> {
             self.options,
         );
         let mut notes = Notes::default();
-        let mut seen = HashMap::new();
-        let (mut rows, mut ranked, mut other) = (Vec::new(), Vec::new(), Vec::new());
+        let mut other = Vec::new();
         let mut scratch = Scratch::default();
         let joins_judgments = self.relates && matches!(qrels.relations, Relations::Subtopics(_));
+        let mut labeled = Labeled::new(joins_judgments);
         for (i, &q) in queries.iter().enumerate() {
-            let cut_tie = prepare_query(
-                q,
-                grouping,
-                run,
-                qrels,
-                options,
-                &mut seen,
-                &mut rows,
-                &mut ranked,
-                joins_judgments.then_some(&mut scratch.judgments),
-            )?;
+            let cut_tie = prepare_query(q, grouping, run, qrels, options, &mut labeled)?;
+            let Labeled {
+                rows,
+                labels: ranked,
+                judgments,
+                keep_judgments,
+                ..
+            } = &mut labeled;
             if options.positive_scores {
                 // the ideal's grades come from the ranking as given (torchmetrics' target)
-                ranked_grades(&ranked, &mut scratch.ungated);
-                gate_scores(&rows, run, options.compat, &mut ranked);
+                ranked_grades(ranked, &mut scratch.ungated);
+                gate_scores(rows, run, options.compat, ranked);
             }
             if let Some(ties) = self.own_ties {
-                let (own_rows, own) = (&mut scratch.own_rows, &mut scratch.own);
-                prepare_query_by(q, grouping, run, qrels, options, ties, own_rows, own);
+                prepare_query_by(q, grouping, run, qrels, options, ties, &mut scratch.own);
             }
             let mixed = options.ties == Ties::Docno
-                && (cut_tie || mixed_ties(&rows, &ranked, run, options.compat));
+                && (cut_tie || mixed_ties(rows, ranked, run, options.compat));
             notes.mixed_tie_queries += usize::from(mixed);
             if options.ties == Ties::Average {
-                tie_groups(&rows, run, options.compat, &mut scratch.groups);
+                tie_groups(rows, run, options.compat, &mut scratch.groups);
             }
             let checked = mixed && alt.is_some();
             if checked && !cut_tie {
-                reverse_ties(&rows, &ranked, run, options.compat, &mut other);
+                reverse_ties(rows, ranked, run, options.compat, &mut other);
             }
             if self.relates {
                 let stand_in =
                     !grouping.in_run[q] && options.empty_ok && options.max_docs != Some(0);
                 let ranking = Ranking {
-                    ranked: &rows,
-                    labels: &ranked,
-                    judgments: if joins_judgments {
-                        &scratch.judgments
-                    } else {
-                        &[]
-                    },
+                    ranked: rows,
+                    labels: ranked,
+                    judgments: if *keep_judgments { judgments } else { &[] },
                     lines: grouping.lines(q),
                     stand_in,
                     overlap: self.overlaps,
@@ -881,7 +869,7 @@ impl Measuring<'_> {
                 relate(q, &ranking, run, qrels, options, &mut scratch.related)?;
             }
             let row = &mut out[i * width..(i + 1) * width];
-            self.measure_ranking(q, &mut ranked, &mut scratch, &mut notes, row)?;
+            self.measure_ranking(q, ranked, &mut scratch, &mut notes, row)?;
             self.as_zscores(q, row);
             let Some(alt) = alt.as_deref_mut() else {
                 continue;
@@ -895,8 +883,8 @@ impl Measuring<'_> {
                 // which documents -M keeps depends on the tie: rank again the other way round
                 rows.clear();
                 rows.extend_from_slice(grouping.lines(q));
-                rank_query_by(&mut rows, run, options, Ties::Reversed);
-                label_ranking(&rows, q, run, qrels, &mut other);
+                rank_query_by(rows, run, options, Ties::Reversed);
+                label_ranking(rows, q, run, qrels, &mut other);
             }
             self.measure_ranking(q, &mut other, &mut scratch, &mut notes, alt_row)?;
             self.as_zscores(q, alt_row);
@@ -984,10 +972,10 @@ impl Measuring<'_> {
                 // its own tie rule: the query's ranking in that order (none for a query the
                 // run lacks, -c or not)
                 let own = if p.request.judged_only && !options.judged_only {
-                    only_judged(&s.own, &mut s.own_judged);
+                    only_judged(&s.own.labels, &mut s.own_judged);
                     &s.own_judged
                 } else {
-                    &s.own
+                    &s.own.labels
                 };
                 Query {
                     ranked: own,

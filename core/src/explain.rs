@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::ideal_steps::{compat as compat_steps, diversity as diversity_steps, IdealDoc, Names};
 use crate::label::{
     judged_grades, label_ranking, only_judged, prepare_query, prepare_query_by, query_lines,
-    NOT_IN_QRELS, UNJUDGED,
+    Labeled, NOT_IN_QRELS, UNJUDGED,
 };
 use crate::measures::cwl::gain_of as user_model_gains;
 use crate::measures::diversity::UNJUDGED as NO_JUDGMENT;
@@ -206,16 +206,9 @@ pub fn explain(
     if let Some(ties) = record.ties {
         // its own tie rule (the run's order): the ranking the driver gives its kernel
         let grouping = Grouping::new(run, qrels);
-        prepare_query_by(
-            query,
-            &grouping,
-            run,
-            qrels,
-            options,
-            ties,
-            &mut rows,
-            &mut ranked,
-        );
+        let mut own = Labeled::default();
+        prepare_query_by(query, &grouping, run, qrels, options, ties, &mut own);
+        (rows, ranked) = (own.rows, own.labels);
         if options.judged_only {
             let mut labels = Vec::new();
             label_ranking(&rows, query, run, qrels, &mut labels);
@@ -822,19 +815,13 @@ fn ranking(qrels: &Qrels, run: &Run, query: usize, options: &Options) -> Result<
             &run.source,
         ));
     }
-    let (mut rows, mut ranked) = (Vec::new(), Vec::new());
-    let mut seen = HashMap::new();
-    prepare_query(
-        query,
-        &grouping,
-        run,
-        qrels,
-        options,
-        &mut seen,
-        &mut rows,
-        &mut ranked,
-        None,
-    )?;
+    let mut labeled = Labeled::default();
+    prepare_query(query, &grouping, run, qrels, options, &mut labeled)?;
+    let Labeled {
+        mut rows,
+        labels: mut ranked,
+        ..
+    } = labeled;
     let mut whole_ranking = grouping.lines(query).to_vec();
     let unlimited = Options {
         max_docs: None,

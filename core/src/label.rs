@@ -15,26 +15,48 @@ use crate::rank::{
 };
 use crate::read::{Judged, Qrels, Run};
 
+/// A qrels query's run lines ranked and labeled, as `prepare_query` leaves them (reused from
+/// query to query).
+#[derive(Default)]
+pub struct Labeled<'a> {
+    /// The run lines in rank order (after -M).
+    pub rows: Vec<usize>,
+    /// Their relevance values.
+    pub labels: Vec<f64>,
+    /// Their judgments (indices in the qrels, `Judged::NONE` for none), when `keep_judgments`.
+    pub judgments: Vec<u32>,
+    pub keep_judgments: bool,
+    /// Scratch: the docnos seen, for the check of a document retrieved twice.
+    seen: HashMap<&'a [u8], usize>,
+}
+
+impl Labeled<'_> {
+    /// Room for a query's ranking, its judgments kept when `keep_judgments`.
+    pub fn new(keep_judgments: bool) -> Self {
+        Labeled {
+            keep_judgments,
+            ..Labeled::default()
+        }
+    }
+}
+
 /// One qrels query's ranking as the evaluation and explain both prepare it: its run lines
-/// (`rows`) ranked under the tie rule and -M, refused if a document is retrieved twice
-/// (`seen`: scratch), and labeled with the qrels (`ranked`; each row's judgment kept in
-/// `judgments` when given); whether -M cut through a tie.
-#[allow(clippy::too_many_arguments)]
+/// ranked under the tie rule and -M, refused if a document is retrieved twice, and labeled
+/// with the qrels, into `out`; whether -M cut through a tie.
 pub fn prepare_query<'a>(
     query: usize,
     grouping: &Grouping,
     run: &'a Run,
     qrels: &Qrels,
     options: &Options,
-    seen: &mut HashMap<&'a [u8], usize>,
-    rows: &mut Vec<usize>,
-    ranked: &mut Vec<f64>,
-    judgments: Option<&mut Vec<u32>>,
+    out: &mut Labeled<'a>,
 ) -> Result<bool> {
+    let rows = &mut out.rows;
     query_lines(query, grouping, run, qrels, options, rows);
     let cut_tie = rank_query(rows, run, options);
-    check_duplicates(rows, run, seen)?;
-    label_judged(rows, query, run, qrels, ranked, judgments);
+    check_duplicates(rows, run, &mut out.seen)?;
+    let judgments = out.keep_judgments.then_some(&mut out.judgments);
+    label_judged(rows, query, run, qrels, &mut out.labels, judgments);
     Ok(cut_tie)
 }
 
@@ -58,8 +80,7 @@ pub fn query_lines(
 
 /// One qrels query's ranking under a measure's own tie rule (`KernelRecord::ties`), -M and -J
 /// applied as to the evaluation's ranking (whose preparation, `prepare_query`, refused the
-/// documents retrieved twice): labeled into `ranked`.
-#[allow(clippy::too_many_arguments)]
+/// documents retrieved twice): its rows and labels into `out`.
 pub fn prepare_query_by(
     query: usize,
     grouping: &Grouping,
@@ -67,14 +88,14 @@ pub fn prepare_query_by(
     qrels: &Qrels,
     options: &Options,
     ties: Ties,
-    rows: &mut Vec<usize>,
-    ranked: &mut Vec<f64>,
+    out: &mut Labeled,
 ) {
+    let (rows, labels) = (&mut out.rows, &mut out.labels);
     query_lines(query, grouping, run, qrels, options, rows);
     rank_query_by(rows, run, options, ties);
-    label_ranking(rows, query, run, qrels, ranked);
+    label_ranking(rows, query, run, qrels, labels);
     if options.judged_only {
-        ranked.retain(|&v| v >= 0.0);
+        labels.retain(|&v| v >= 0.0);
     }
 }
 
@@ -130,11 +151,10 @@ pub fn label_judged(
         Some(judged) => kept.extend(rows.iter().map(|&row| judged.judgment[row])),
         None => kept.extend(
             rows.iter()
-                .map(|&row| lookup(row).map_or(Judged::NONE, |j| j as u32)),
+                .map(|&row| qrels.judgment_index(query, run.docnos.get(row))),
         ),
     }
-    let grade = |j: u32| (j != Judged::NONE).then(|| qrels.grades[j as usize]);
-    out.extend(kept.iter().map(|&j| value_of(grade(j))));
+    out.extend(kept.iter().map(|&j| value_of(qrels.grade_at(j))));
 }
 
 /// What an evaluation of the run against `qrels` does first, done ahead (the program's first
@@ -153,9 +173,9 @@ fn judge(run: &Run, qrels: &Arc<Qrels>) -> Judged {
         .collect();
     let judgment = (0..run.query.len())
         .map(|row| {
-            queries[run.query[row] as usize]
-                .and_then(|q| qrels.judgment(q, run.docnos.get(row)))
-                .map_or(Judged::NONE, |j| j as u32)
+            queries[run.query[row] as usize].map_or(Judged::NONE, |q| {
+                qrels.judgment_index(q, run.docnos.get(row))
+            })
         })
         .collect();
     Judged {

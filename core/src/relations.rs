@@ -405,10 +405,9 @@ fn count_preferences(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::label::prepare_query;
+    use crate::label::{prepare_query, Labeled};
     use crate::rank::Grouping;
     use crate::read::SubtopicRows;
-    use hashbrown::HashMap;
 
     /// Subtopic qrels of one query (documents d0-d9, some judged for two subtopics, d1 not
     /// judged) and a run of ten documents whose scores tie in runs of one to four.
@@ -466,24 +465,13 @@ mod tests {
                     max_docs,
                     ..Options::default()
                 };
-                let (mut rows, mut labels, mut judgments) = (Vec::new(), Vec::new(), Vec::new());
-                let mut seen = HashMap::new();
-                let cut_tie = prepare_query(
-                    0,
-                    &grouping,
-                    &run,
-                    &qrels,
-                    &options,
-                    &mut seen,
-                    &mut rows,
-                    &mut labels,
-                    Some(&mut judgments),
-                )
-                .unwrap();
+                let mut labeled = Labeled::new(true);
+                let cut_tie =
+                    prepare_query(0, &grouping, &run, &qrels, &options, &mut labeled).unwrap();
                 let ranking = Ranking {
-                    ranked: &rows,
-                    labels: &labels,
-                    judgments: &judgments,
+                    ranked: &labeled.rows,
+                    labels: &labeled.labels,
+                    judgments: &labeled.judgments,
                     lines: grouping.lines(0),
                     stand_in: false,
                     overlap: false,

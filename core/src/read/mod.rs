@@ -282,6 +282,19 @@ impl Qrels {
             .map(|&i| lo + i as usize)
     }
 
+    /// `judgment` as a judgment index (`Judged::NONE`: not listed).
+    #[inline]
+    pub fn judgment_index(&self, query: usize, docno: &[u8]) -> u32 {
+        self.judgment(query, docno)
+            .map_or(Judged::NONE, |j| j as u32)
+    }
+
+    /// The grade of judgment index `j` (None: `Judged::NONE`, not listed).
+    #[inline]
+    pub fn grade_at(&self, j: u32) -> Option<f64> {
+        (j != Judged::NONE).then(|| self.grades[j as usize])
+    }
+
     /// `error` as the qrels' own when a gain rule refused one of query `q`'s grades: at the
     /// line (or row) of the first judgment of `q` with that grade, naming its document; any
     /// other error as it is.
@@ -501,8 +514,7 @@ impl Judged {
     /// The grade of run line `row` in these qrels (None: not listed).
     #[inline]
     pub fn grade(&self, row: usize) -> Option<f64> {
-        let j = self.judgment[row];
-        (j != Self::NONE).then(|| self.qrels.grades[j as usize])
+        self.qrels.grade_at(self.judgment[row])
     }
 }
 
