@@ -507,9 +507,12 @@ pub struct CwlRun {
     pub costs: Vec<f64>,
 }
 
+/// A result file of at least this many documents is looked up in the gains on two threads.
+const PARALLEL_LOOKUPS: usize = 1 << 16;
+
 impl CwlRankings {
     /// The documents looked up in the gains, their element types in the costs (None: no cost
-    /// file).
+    /// file); a large file's in two halves of whole rankings, the second on another thread.
     pub fn judged(self, gains: &CwlGains, costs: Option<&CwlCosts>) -> CwlRun {
         let type_costs: Vec<f64> = self
             .types
@@ -517,25 +520,57 @@ impl CwlRankings {
             .iter()
             .map(|t| costs.and_then(|c| c.cost(t)).unwrap_or(f64::NAN))
             .collect();
-        let mut looked_up = Vec::with_capacity(self.kinds.len());
-        let mut relevant = Vec::with_capacity(self.ends.len());
-        let mut start = 0;
-        for (r, &end) in self.ends.iter().enumerate() {
-            let topic = gains.topic(self.topics.get(r));
-            relevant.push(topic.map_or(0.0, |t| gains.relevant[t as usize]));
-            looked_up.extend((start..end).map(|d| {
-                topic
-                    .and_then(|t| gains.gain(t, self.docnos.get(d)))
-                    .unwrap_or(f64::NAN)
-            }));
-            start = end;
-        }
+        let n = self.kinds.len();
+        let mut looked_up = vec![0.0; n];
+        let mut relevant = vec![0.0; self.ends.len()];
+        let middle = match n >= PARALLEL_LOOKUPS {
+            true => self.ends.partition_point(|&end| end < n / 2),
+            false => self.ends.len(),
+        };
+        let first_doc = |r: usize| if r == 0 { 0 } else { self.ends[r - 1] };
+        let (early, late) = looked_up.split_at_mut(first_doc(middle));
+        let (early_relevant, late_relevant) = relevant.split_at_mut(middle);
+        std::thread::scope(|scope| {
+            if middle < self.ends.len() {
+                let rankings = middle..self.ends.len();
+                scope.spawn(|| self.look_up(rankings, gains, late_relevant, late));
+            }
+            self.look_up(0..middle, gains, early_relevant, early);
+        });
         CwlRun {
+            costs: self.kinds.iter().map(|&k| type_costs[k as usize]).collect(),
             topics: self.topics,
             ends: self.ends,
             relevant,
             gains: looked_up,
-            costs: self.kinds.iter().map(|&k| type_costs[k as usize]).collect(),
+        }
+    }
+
+    /// Rankings `rankings`' documents looked up in the gains (NaN: unjudged) into `out`, and
+    /// each ranking's count of relevant documents into `relevant`.
+    fn look_up(
+        &self,
+        rankings: std::ops::Range<usize>,
+        gains: &CwlGains,
+        relevant: &mut [f64],
+        out: &mut [f64],
+    ) {
+        let base = if rankings.start == 0 {
+            0
+        } else {
+            self.ends[rankings.start - 1]
+        };
+        let mut start = base;
+        for (i, r) in rankings.enumerate() {
+            let end = self.ends[r];
+            let topic = gains.topic(self.topics.get(r));
+            relevant[i] = topic.map_or(0.0, |t| gains.relevant[t as usize]);
+            for d in start..end {
+                out[d - base] = topic
+                    .and_then(|t| gains.gain(t, self.docnos.get(d)))
+                    .unwrap_or(f64::NAN);
+            }
+            start = end;
         }
     }
 }
