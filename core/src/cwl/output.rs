@@ -106,7 +106,15 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let mut values = vec![0.0, 5e-5, 1.5e-4, 0.03125, 0.99995, 999.99995, 1e11 + 0.5e-4];
+        let mut values = vec![
+            0.0,
+            5e-5,
+            1.5e-4,
+            0.03125,
+            0.99995,
+            999.99995,
+            1e11 + 0.5e-4,
+        ];
         for _ in 0..50_000 {
             let units = (next() % 100_000_000) as f64;
             let tie = (units + 0.5) / 10_000.0; // a decimal tie, as the nearest double
