@@ -140,39 +140,25 @@ fn gain_rule(gain_of: GainOf) -> &'static str {
 mod tests {
     use crate::evaluate::evaluate;
     use crate::explain::explain;
-    use crate::options::{Compat, Options, Request, Summary};
+    use crate::options::{Compat, Options};
     use crate::read::{Qrels, Run};
-
-    fn request(kernel: &str, cutoffs: &[usize], params: &[f64]) -> Request {
-        Request {
-            kernel: kernel.into(),
-            cutoffs: cutoffs.to_vec(),
-            params: params.to_vec(),
-            gains: None,
-            judged_only: false,
-            relevance_level: None,
-            summary: Summary::Mean,
-            lines: Vec::new(),
-        }
-    }
+    use crate::testing::{qrels, request, run};
 
     /// a, b tied (the run lists a first; trec_eval would rank b first), then c; x unjudged.
     fn collection() -> (Qrels, Run) {
-        let judged = [("a", 1.0), ("b", 2.0), ("c", 1.0), ("d", 2.0)];
-        let q = Qrels::from_judgments(
-            "q.txt",
-            judged.iter().map(|&(d, g)| (&b"1"[..], d.as_bytes(), g)),
-            false,
-        )
-        .unwrap();
-        let lines = [("a", 1.0), ("b", 1.0), ("c", 0.5), ("x", 0.25)];
-        let r = Run::from_lines(
-            "r.txt",
-            lines.iter().map(|&(d, s)| (&b"1"[..], d.as_bytes(), s)),
-            Vec::<Vec<u8>>::new(),
-        )
-        .unwrap();
-        (q, r)
+        let judged = [
+            ("1", "a", 1.0),
+            ("1", "b", 2.0),
+            ("1", "c", 1.0),
+            ("1", "d", 2.0),
+        ];
+        let lines = [
+            ("1", "a", 1.0),
+            ("1", "b", 1.0),
+            ("1", "c", 0.5),
+            ("1", "x", 0.25),
+        ];
+        (qrels(&judged), run(&lines))
     }
 
     #[test]

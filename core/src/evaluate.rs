@@ -1034,14 +1034,8 @@ mod tests {
 
     fn request(kernel: &str, cutoffs: Vec<usize>, summary: Summary) -> Request {
         Request {
-            kernel: kernel.into(),
-            cutoffs,
-            params: Vec::new(),
-            gains: None,
-            judged_only: false,
-            relevance_level: None,
             summary,
-            lines: Vec::new(),
+            ..crate::testing::request(kernel, &cutoffs, &[])
         }
     }
 

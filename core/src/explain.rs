@@ -962,41 +962,12 @@ fn ties(
 mod tests {
     use super::*;
     use crate::evaluate::evaluate;
-    use crate::options::{Base, Compat, GainPair, Scheme, Summary};
+    use crate::options::{Base, Compat, GainPair, Scheme};
+
+    use crate::testing::{qrels, run};
 
     fn request(kernel: &str, cutoffs: &[usize]) -> Request {
-        Request {
-            kernel: kernel.into(),
-            cutoffs: cutoffs.to_vec(),
-            params: Vec::new(),
-            gains: None,
-            judged_only: false,
-            relevance_level: None,
-            summary: Summary::Mean,
-            lines: Vec::new(),
-        }
-    }
-
-    fn qrels(judgments: &[(&str, &str, f64)]) -> Qrels {
-        Qrels::from_judgments(
-            "q.txt",
-            judgments
-                .iter()
-                .map(|&(q, d, g)| (q.as_bytes(), d.as_bytes(), g)),
-            false,
-        )
-        .unwrap()
-    }
-
-    fn run(lines: &[(&str, &str, f64)]) -> Run {
-        Run::from_lines(
-            "r.txt",
-            lines
-                .iter()
-                .map(|&(q, d, s)| (q.as_bytes(), d.as_bytes(), s)),
-            Vec::<Vec<u8>>::new(),
-        )
-        .unwrap()
+        crate::testing::request(kernel, cutoffs, &[])
     }
 
     /// The design notes' worked example: grades 3, 2, 3, 0, 1, 2 in rank order.

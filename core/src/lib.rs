@@ -20,4 +20,6 @@ pub mod read;
 pub mod relations;
 pub mod steps;
 pub mod summary;
+#[cfg(test)]
+mod testing;
 pub mod zscores;

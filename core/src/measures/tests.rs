@@ -6,7 +6,7 @@ use super::gains::format_g;
 use super::{kernel, Notes, Query, KERNELS};
 use crate::arena::Arena;
 use crate::error::Result;
-use crate::options::{Base, Discount, GainPair, GainSpec, Options, Request, Scheme, Summary};
+use crate::options::{Base, Discount, GainPair, GainSpec, Options, Request, Scheme};
 
 /// The design notes' worked example: grades 3, 2, 3, 0, 1, 2 in rank order, and these six
 /// the only judged documents.
@@ -15,14 +15,8 @@ const WORKED_JUDGED: [f64; 6] = [3.0, 3.0, 2.0, 2.0, 1.0, 0.0];
 
 fn request(name: &str, cutoffs: &[usize], gains: Option<GainSpec>) -> Request {
     Request {
-        kernel: name.into(),
-        cutoffs: cutoffs.to_vec(),
-        params: Vec::new(),
         gains,
-        judged_only: false,
-        relevance_level: None,
-        summary: Summary::Mean,
-        lines: Vec::new(),
+        ..crate::testing::request(name, cutoffs, &[])
     }
 }
 
