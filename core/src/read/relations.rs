@@ -1029,6 +1029,52 @@ mod tests {
         assert_eq!(judgments(&in_order).len(), 300 * 120);
     }
 
+    /// The index the reader builds as it finds each query's documents is the one
+    /// `Qrels::judgment` reads: every judgment found at its place and a docno the query does
+    /// not judge not found, whatever the order of the lines (moved in place, placed in new
+    /// columns; two halves or one pass), in queries with a table and in a small one scanned.
+    #[test]
+    fn each_judgment_is_found_where_the_qrels_keep_it() {
+        let mut rows = rows(&[]);
+        for row in rows.iter_mut() {
+            row.0 = format!("q{:03}", row.0[1..].parse::<usize>().unwrap());
+        }
+        for (s, d) in [(0, "a"), (1, "a"), (0, "b"), (1, "c")] {
+            rows.push(("q300".into(), s.to_string(), d.into(), 1.0));
+        }
+        let mut reversed = rows.clone();
+        reversed.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut apart = rows.clone();
+        apart.rotate_left(1);
+        let few: Vec<_> = rows[rows.len() - 5000..].to_vec(); // one pass: under PARALLEL_LINES
+        assert!(rows.len() >= PARALLEL_LINES && few.len() < PARALLEL_LINES);
+        for lines in [&rows, &reversed, &apart, &few] {
+            let qrels = subtopics("f", builder(lines)).unwrap();
+            let mut tables = 0;
+            for q in 0..qrels.qids.len() {
+                let judged = qrels.offsets[q]..qrels.offsets[q + 1];
+                for j in judged.clone() {
+                    assert_eq!(qrels.judgment(q, qrels.docnos.get(j)), Some(j));
+                }
+                assert_eq!(qrels.judgment(q, b"d151"), None); // no query judges it
+                let small = judged.len() <= SCANNED;
+                assert_eq!(qrels.table_of[q] == NO_TABLE, small);
+                tables += usize::from(!small);
+                let other = if qrels.qids.get(q) == b"q300" {
+                    &b"d0"[..]
+                } else {
+                    b"a"
+                };
+                assert_eq!(qrels.judgment(q, other), None); // another query's document
+            }
+            assert_eq!(
+                tables,
+                qrels.qids.len() - 1,
+                "every query but q300 has a table"
+            );
+        }
+    }
+
     #[test]
     fn the_first_line_judging_twice_is_named_in_any_order_of_lines() {
         for (rotate, padded) in [(0, false), (0, true), (1, false), (5000, true)] {
