@@ -84,6 +84,7 @@ lint: $(BUILT)
 	  PYO3_PYTHON=$(abspath $(PY)) cargo +$(CLIPPY_TOOLCHAIN) clippy --workspace --all-targets --quiet -- -D warnings \
 	  && echo "clippy $(CLIPPY_TOOLCHAIN): clean"; \
 	else echo "clippy: toolchain $(CLIPPY_TOOLCHAIN) not installed, lints not run (rustup toolchain install $(CLIPPY_TOOLCHAIN); make lint)"; fi
+	cargo check --quiet --manifest-path fuzz/Cargo.toml  # the fuzz target still builds (it is run by hand)
 
 python-test: $(PYC) $(TOOLS) wheel
 	$(PY) -m pytest -q

@@ -63,7 +63,8 @@ fn qrels_view(q: &Qrels) -> QrelsView {
     for (query, qid) in q.qids.iter().enumerate() {
         assert_eq!(q.query(qid), Some(query));
         for j in q.offsets[query]..q.offsets[query + 1] {
-            assert_eq!(q.grade(query, q.docnos.get(j)), Some(q.grades[j]));
+            // each judgment found where the qrels keep it (a query judges a docno once)
+            assert_eq!(q.judgment(query, q.docnos.get(j)), Some(j));
             assert!(q.grades[j].is_finite());
             assert!(q.fractional || q.grades[j].fract() == 0.0);
         }
@@ -184,12 +185,13 @@ fn relations_view(q: &Qrels) -> RelationsView {
             assert_eq!(s.offsets.len(), q.grades.len() + 1);
             let lines = (0..s.subtopic.len())
                 .map(|i| {
-                    let doc = s.offsets.partition_point(|&o| o <= i) - 1;
+                    let doc = s.offsets.partition_point(|&o| o as usize <= i) - 1;
                     assert!((s.subtopic[i] as usize) < s.count && s.grade[i] <= q.grades[doc]);
                     (s.subtopic[i], 0, s.grade[i].to_bits(), doc as u32, 0)
                 })
                 .collect();
-            (outer, None, s.offsets.clone(), lines)
+            let offsets = s.offsets.iter().map(|&o| o as usize).collect();
+            (outer, None, offsets, lines)
         }
     }
 }
