@@ -109,10 +109,14 @@ def _one(data: bytes) -> None:
     if text is None or kind in ("tuples", "dict"):
         return
     rows3 = [r for r in rows if len(r) == 3]
+    qrels_rows = run_rows = rows3
+    if kind == "polars":
+        # polars converts as it builds (a bool among ints becomes 1): the rows it holds
+        qrels_rows, run_rows = qrels.rows(), run.rows()
     # a frame's float grade column holding a whole number counts as that number (README)
-    whole = [(q, d, int(g) if type(g) is float and g.is_integer() else g) for q, d, g in rows3]
+    whole = [(q, d, int(g) if type(g) is float and g.is_integer() else g) for q, d, g in qrels_rows]
     try:
-        plain = _evaluate(whole, rows3)
+        plain = _evaluate(whole, run_rows)
     except TrecgainError:
         plain = None
     if plain != text:
