@@ -832,7 +832,6 @@ impl Measuring<'_> {
                 rows,
                 labels: ranked,
                 judgments,
-                keep_judgments,
                 ..
             } = &mut labeled;
             if options.positive_scores {
@@ -859,7 +858,7 @@ impl Measuring<'_> {
                 let ranking = Ranking {
                     ranked: rows,
                     labels: ranked,
-                    judgments: if *keep_judgments { judgments } else { &[] },
+                    judgments, // empty unless kept
                     lines: grouping.lines(q),
                     stand_in,
                     overlap: self.overlaps,

@@ -223,12 +223,20 @@ fn novelty(ranked: &[u32], r: &Relevant, width: usize, alpha: f64) -> [f64; DEPT
     let mut gain = vec![1.0f64; width];
     let mut out = [0.0; DEPTH];
     for (score, &d) in out.iter_mut().zip(ranked) {
-        for &s in r.of_doc(d) {
-            *score += gain[s as usize];
-            gain[s as usize] *= 1.0 - alpha;
-        }
+        *score = take_gain(r.of_doc(d), &mut gain, alpha);
     }
     out
+}
+
+/// A document's novelty gain: its subtopics' gains so far, summed in subtopic order, each
+/// then multiplied by 1 - alpha.
+fn take_gain(subtopics: &[u32], gain: &mut [f64], alpha: f64) -> f64 {
+    let mut score = 0.0;
+    for &s in subtopics {
+        score += gain[s as usize];
+        gain[s as usize] *= 1.0 - alpha;
+    }
+    score
 }
 
 /// ndeval's discount of 0-based rank i: ln 2 / ln(i + 2).
@@ -290,12 +298,7 @@ fn nrbp(ranked: &[u32], r: &Relevant, width: usize, alpha: f64, beta: f64) -> f6
         let subtopics = r.of_doc(d);
         if !subtopics.is_empty() {
             // a document relevant to nothing scores 0: adding 0 * decay changes no sum
-            let mut score = 0.0;
-            for &s in subtopics {
-                score += gain[s as usize];
-                gain[s as usize] *= 1.0 - alpha;
-            }
-            total += score * decay;
+            total += take_gain(subtopics, &mut gain, alpha) * decay;
         }
         decay *= beta;
     }

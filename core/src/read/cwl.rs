@@ -527,8 +527,7 @@ impl CwlRankings {
             true => self.ends.partition_point(|&end| end < n / 2),
             false => self.ends.len(),
         };
-        let first_doc = |r: usize| if r == 0 { 0 } else { self.ends[r - 1] };
-        let (early, late) = looked_up.split_at_mut(first_doc(middle));
+        let (early, late) = looked_up.split_at_mut(self.first_doc(middle));
         let (early_relevant, late_relevant) = relevant.split_at_mut(middle);
         std::thread::scope(|scope| {
             if middle < self.ends.len() {
@@ -546,6 +545,15 @@ impl CwlRankings {
         }
     }
 
+    /// Where ranking `r`'s documents start.
+    fn first_doc(&self, r: usize) -> usize {
+        if r == 0 {
+            0
+        } else {
+            self.ends[r - 1]
+        }
+    }
+
     /// Rankings `rankings`' documents looked up in the gains (NaN: unjudged) into `out`, and
     /// each ranking's count of relevant documents into `relevant`.
     fn look_up(
@@ -555,11 +563,7 @@ impl CwlRankings {
         relevant: &mut [f64],
         out: &mut [f64],
     ) {
-        let base = if rankings.start == 0 {
-            0
-        } else {
-            self.ends[rankings.start - 1]
-        };
+        let base = self.first_doc(rankings.start);
         let mut start = base;
         for (i, r) in rankings.enumerate() {
             let end = self.ends[r];

@@ -262,7 +262,7 @@ pub(crate) fn assemble_with(
 
 /// The queries in unsigned byte order of their ids (`order`), and each query's place in it
 /// (`rank`).
-fn byte_order(ids: &Arena) -> (Vec<u32>, Vec<u32>) {
+pub(crate) fn byte_order(ids: &Arena) -> (Vec<u32>, Vec<u32>) {
     let mut order: Vec<u32> = (0..ids.len() as u32).collect();
     order.sort_unstable_by(|&a, &c| ids.get(a as usize).cmp(ids.get(c as usize)));
     let mut rank = vec![0u32; ids.len()];

@@ -16,7 +16,7 @@
 use hashbrown::hash_table::Entry;
 use hashbrown::{HashMap, HashTable};
 
-use super::qrels::{assemble, assemble_with, QrelsBuilder, NO_TABLE, SCANNED};
+use super::qrels::{assemble, assemble_with, byte_order, QrelsBuilder, NO_TABLE, SCANNED};
 use super::run::Interner;
 use super::text::show;
 use super::{hash_judgment, Qrels};
@@ -161,14 +161,7 @@ pub(crate) fn query_name(qid: &[u8]) -> String {
 
 /// Numbers of interned names in unsigned byte order of the names.
 fn ranks_in_byte_order(names: &Interner) -> Vec<u32> {
-    let ids = &names.ids;
-    let mut order: Vec<u32> = (0..ids.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| ids.get(a as usize).cmp(ids.get(b as usize)));
-    let mut rank = vec![0u32; ids.len()];
-    for (r, &i) in order.iter().enumerate() {
-        rank[i as usize] = r as u32;
-    }
-    rank
+    byte_order(&names.ids).1 // the places assemble gives the queries
 }
 
 /// The queries of `b` without their judgments (what the run is grouped under).
@@ -473,7 +466,6 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns, out:
         tables: Vec::new(),
         tabled: Vec::new(),
     };
-    let mut rows_found = 0;
     // the query's documents by docno, as the qrels index them (what `Qrels::judgment` looks up)
     let mut table = HashTable::<u32>::new();
     // each document's lines so far, a chain of places in the query: its latest, and each
@@ -568,10 +560,9 @@ fn documents(name: &str, b: &QrelsBuilder, visit: &Visit, columns: Columns, out:
             rows.resize(latest.len(), 0);
             place.iter().for_each(|&d| rows[d as usize] += 1);
             let mut next = 0;
-            for count in rows.iter_mut() {
+            for (d, count) in rows.iter_mut().enumerate() {
                 (*count, next) = (next, next + *count);
-                first_row[rows_found] = bounds[0] as u32 + *count;
-                rows_found += 1;
+                first_row[start + d] = bounds[0] as u32 + *count;
             }
             let stretch = bounds[0] - lo..bounds[1] - lo;
             move_lines(
@@ -745,8 +736,8 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
     // a grouped file whose queries come in byte order (the outer qrels' order: the usual) has
     // each query's rows where its lines are, and its lines are moved there as its documents
     // are found; another's lines are placed afterwards, by each line's document (`local`)
-    let ids = &b.qids.ids;
-    let in_place = grouped && (1..ids.len()).all(|q| ids.get(q - 1) < ids.get(q));
+    let rank = ranks_in_byte_order(&b.qids);
+    let in_place = grouped && rank.iter().enumerate().all(|(q, &r)| r as usize == q);
     let (mut group, mut grades) = (std::mem::take(&mut b.group), std::mem::take(&mut b.grades));
     let mut local = if in_place { Vec::new() } else { vec![0u32; n] };
     let columns = Columns {
@@ -754,7 +745,6 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
         grades: &mut grades,
         local: (!in_place).then_some(local.as_mut_slice()),
     };
-    let rank = ranks_in_byte_order(&b.qids);
     let visit = Visit {
         offsets: &line_offsets,
         rows: &rows,
@@ -781,19 +771,15 @@ pub(crate) fn subtopics(name: &str, mut b: QrelsBuilder) -> Result<Qrels> {
         table_of[r as usize] = t as u32;
     }
     let distinct = distinct_builder(&mut b, first_line, grade, grouped);
-    let qids: Vec<Vec<u8>> = distinct.qids.ids.iter().map(<[u8]>::to_vec).collect();
     let index = Some((tables, table_of));
     let mut outer = assemble_with(name, distinct, false, Some("line"), index)?;
     let (offsets, subtopic, grade) = if in_place {
-        debug_assert!((0..qids.len()).all(|q| outer.query(&qids[q]) == Some(q)));
         let mut offsets = first_row;
         offsets.push(n as u32);
         (offsets, group, grades)
     } else {
-        let query_of: Vec<usize> = qids
-            .iter()
-            .map(|qid| outer.query(qid).unwrap_or(usize::MAX))
-            .collect();
+        // each query of the file at its place in the qrels (assemble's byte order)
+        let query_of: Vec<usize> = rank.iter().map(|&r| r as usize).collect();
         placed(&outer, &query_of, &local, &group, &grades, |visit| {
             each_line(grouped, &line_offsets, &b.query, visit)
         })
